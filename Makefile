@@ -1,0 +1,36 @@
+# olsdk: one-command set-up, generation, tests, demo and benchmarks.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SPEC_SRC ?= $(if $(wildcard ../shared/openlineage-spec/current),../shared/openlineage-spec/current,)
+
+.PHONY: setup spec generate check-generated test test-fast lint demo bench spec-upgrade clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev,spark,kafka,sql]"
+	touch $@
+
+# Fill spec/ from the manifest: a local folder when there is one, else the pinned URLs.
+spec: setup
+	$(PY) -m codegen spec $(if $(SPEC_SRC),--src $(SPEC_SRC),)
+
+generate: spec
+	$(PY) -m codegen generate
+
+check-generated: generate
+	git diff --exit-code -- generated/
+	@test -z "$$(git status --porcelain -- generated/)" || (git status --porcelain -- generated/; echo "generated/ has untracked files"; exit 1)
+
+lint: setup
+	$(VENV)/bin/ruff check src codegen tests
+	$(VENV)/bin/mypy
+
+test: spec
+	$(VENV)/bin/pytest -q
+
+clean:
+	rm -rf $(VENV) build dist demo-output .pytest_cache .mypy_cache .hypothesis
