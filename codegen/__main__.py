@@ -1,0 +1,89 @@
+"""Command line of the generator: `python -m codegen {spec,generate} ...`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from codegen.manifest import (
+    MANIFEST_PATH,
+    SPEC_DIR,
+    SpecError,
+    fill_spec,
+    load_manifest,
+    verify_spec,
+)
+from codegen.render import render_package, write_package
+from codegen.stage import stage
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED_DIR = ROOT / "generated"
+
+
+def cmd_spec(args: argparse.Namespace) -> int:
+    manifest = load_manifest(Path(args.manifest))
+    src = Path(args.src) if args.src else None
+    written = fill_spec(manifest, src=src, dest=Path(args.spec_dir))
+    origin = f"from {src}" if src else "from the pinned URLs"
+    print(f"spec/: {len(manifest.files)} files of {manifest.release} ({manifest.core_id}) verified; "
+          f"{len(written)} copied {origin}")
+    return 0
+
+
+def generate(
+    spec_dir: Path = SPEC_DIR,
+    manifest_path: Path = MANIFEST_PATH,
+    out_dir: Path = GENERATED_DIR,
+    extra_facets: list[Path] | None = None,
+) -> tuple[int, list[str]]:
+    """Generate the models package; returns (class count, changed files)."""
+    manifest = load_manifest(manifest_path)
+    verify_spec(manifest, spec_dir)
+    staged = stage(spec_dir, manifest, extra_facet_dirs=extra_facets)
+    package = render_package(staged, manifest)
+    changed = write_package(package, out_dir)
+    return package.class_count, changed
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    count, changed = generate(
+        spec_dir=Path(args.spec_dir),
+        manifest_path=Path(args.manifest),
+        out_dir=Path(args.out),
+        extra_facets=[Path(p) for p in args.extra_facets],
+    )
+    status = "unchanged" if not changed else "changed: " + ", ".join(changed)
+    print(f"generated/{'olsdk_generated'}: {count} classes; {status}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
+    parser.add_argument("--manifest", default=str(MANIFEST_PATH))
+    parser.add_argument("--spec-dir", default=str(SPEC_DIR))
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p_spec = sub.add_parser("spec", help="fill spec/ from a local snapshot folder or the pinned URLs")
+    p_spec.add_argument("--src", help="local snapshot folder (default: download from the manifest's URLs)")
+    p_spec.set_defaults(func=cmd_spec)
+
+    p_gen = sub.add_parser("generate", help="generate the models package from spec/")
+    p_gen.add_argument("--out", default=str(GENERATED_DIR))
+    p_gen.add_argument(
+        "--extra-facets", action="append", default=[], metavar="DIR",
+        help="a folder of extra facet schema files (e.g. an exported custom-facet folder)",
+    )
+    p_gen.set_defaults(func=cmd_generate)
+
+    args = parser.parse_args(argv)
+    try:
+        result: int = args.func(args)
+    except SpecError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

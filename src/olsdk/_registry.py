@@ -1,0 +1,82 @@
+"""Which facet class parses which key, per entity kind.
+
+Facet keys repeat across entity kinds (`tags` is a run, a job and a dataset facet), so
+the registry is keyed by (entity, key). Spec facets are registered by the generated
+metadata; custom facets by `olsdk.facets` (or `register_facet` directly). A key that
+two classes claim for one entity is an error, never a silent overwrite.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Final
+
+from pydantic import BaseModel
+
+ENTITIES: Final = ("run", "job", "dataset", "inputDataset", "outputDataset")
+
+_lock = threading.Lock()
+_spec: dict[tuple[str, str], type[BaseModel]] = {}
+_custom: dict[tuple[str, str], type[BaseModel]] = {}
+
+
+class FacetKeyConflict(ValueError):
+    """Two facet classes claim the same key for the same entity."""
+
+
+def _check_entity(entity: str) -> None:
+    if entity not in ENTITIES:
+        raise ValueError(f"entity: {entity!r} is not one of {', '.join(ENTITIES)}")
+
+
+def register_spec_facet(entity: str, key: str, facet_class: type[BaseModel]) -> None:
+    _check_entity(entity)
+    with _lock:
+        _spec[(entity, key)] = facet_class
+
+
+def register(entity: str, key: str, facet_class: type[BaseModel]) -> None:
+    """Make events parse facet `key` of `entity` into `facet_class`."""
+    _check_entity(entity)
+    if not key:
+        raise ValueError("key: a facet key must be a non-empty string")
+    with _lock:
+        spec_class = _spec.get((entity, key))
+        if spec_class is not None:
+            raise FacetKeyConflict(
+                f"key {key!r} of {entity} facets belongs to the spec's {spec_class.__name__}; "
+                f"{facet_class.__name__} cannot claim it"
+            )
+        current = _custom.get((entity, key))
+        if current is not None and _qualname(current) != _qualname(facet_class):
+            raise FacetKeyConflict(
+                f"key {key!r} of {entity} facets is already registered to {_qualname(current)}; "
+                f"{_qualname(facet_class)} cannot claim it too (unregister it first)"
+            )
+        _custom[(entity, key)] = facet_class
+
+
+def unregister(entity: str, key: str) -> type[BaseModel] | None:
+    with _lock:
+        return _custom.pop((entity, key), None)
+
+
+def lookup(entity: str, key: str) -> type[BaseModel] | None:
+    """The custom class registered for a key the spec does not define, if any."""
+    return _custom.get((entity, key))
+
+
+def spec_facet(entity: str, key: str) -> type[BaseModel] | None:
+    return _spec.get((entity, key))
+
+
+def registered() -> dict[tuple[str, str], type[BaseModel]]:
+    """Every registered key: spec facets and custom facets."""
+    with _lock:
+        return {**_spec, **_custom}
+
+
+def _qualname(cls: type) -> str:
+    # Re-importing a module (or reloading it in a notebook) recreates its classes:
+    # the same qualified name is the same facet, not a conflict.
+    return f"{cls.__module__}.{cls.__qualname__}"

@@ -1,0 +1,47 @@
+"""The OpenLineage models: one class per definition of the spec and its facet files.
+
+Generated from the pinned spec snapshot into the `olsdk_generated` package; this module
+is where users import them from, so the generated package's location stays private.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from olsdk import _runtime
+from olsdk._runtime import DeletedFacet, FacetContainer
+
+with warnings.catch_warnings():
+    # `DatasetFacets.schema` keeps the spec's key as its name on purpose; pydantic
+    # warns that it shadows the deprecated `BaseModel.schema()`.
+    warnings.filterwarnings("ignore", message='Field name "schema"', category=UserWarning)
+    from olsdk_generated import (
+        MANIFEST_SHA256,
+        SPEC_RELEASE,
+        SPEC_UPSTREAM_COMMIT,
+        SPEC_VERSION,
+        _meta,
+    )
+    from olsdk_generated.models import *  # noqa: F403 - the generated classes are the API
+    from olsdk_generated.models import BaseFacet
+
+_runtime.bind_metadata(
+    core_id=_meta.CORE_ID,
+    schema_urls=_meta.SCHEMA_URLS,
+    containers=_meta.CONTAINERS,
+    facet_keys=_meta.FACET_KEYS,
+)
+
+FACET_KEYS = _meta.FACET_KEYS
+"""(entity kind, facet key) -> the spec's facet class for that key."""
+
+__all__ = [  # noqa: PLE0604 - extended below with every generated class
+    "FACET_KEYS",
+    "MANIFEST_SHA256",
+    "SPEC_RELEASE",
+    "SPEC_UPSTREAM_COMMIT",
+    "SPEC_VERSION",
+    "BaseFacet",
+    "DeletedFacet",
+    "FacetContainer",
+]
