@@ -1,0 +1,253 @@
+"""Loading the configuration: code > environment > file, and where each value came from.
+
+Sources, lowest precedence first:
+
+1. ``openlineage.yml``, the first found of: ``$OPENLINEAGE_CONFIG``, the working
+   directory, ``~/.openlineage/`` (the official client's order).
+2. Environment variables: ``OPENLINEAGE__A__B=value`` sets ``a.b`` (keys are
+   lower-cased; a value may be JSON for a whole section), and the shorthand
+   ``OPENLINEAGE_URL`` / ``OPENLINEAGE_ENDPOINT`` / ``OPENLINEAGE_API_KEY`` for an
+   HTTP transport (inside a composite it becomes the child ``default_http``, as in
+   the official client; an ``OPENLINEAGE__TRANSPORT__TYPE`` of another kind wins).
+3. The ``config`` mapping given in code.
+
+Higher sources override lower ones key by key, except that a section whose ``type``
+changes (``transport``, ``auth``) is replaced as a whole. Note the official client
+ranks the file above environment variables; olsdk puts the environment above the
+file so that a deployment can override a checked-in file.
+
+Nothing here mutates ``os.environ`` or the mappings it is given.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from olsdk.client.settings import ClientSettings
+from olsdk.transports.settings import ConfigError, build, norm
+
+__all__ = [
+    "LoadedConfig",
+    "env_layer",
+    "find_config_file",
+    "is_disabled",
+    "load_config",
+    "masked",
+]
+
+ENV_PREFIX = "OPENLINEAGE__"
+DEFAULT_HTTP = "default_http"
+
+_SECRET_KEY = re.compile(
+    r"(api_?key|secret|password|passwd|token|credential|authorization)", re.IGNORECASE
+)
+
+
+def is_disabled(environ: Mapping[str, str]) -> bool:
+    return environ.get("OPENLINEAGE_DISABLED", "").strip().lower() == "true"
+
+
+def find_config_file(
+    environ: Mapping[str, str], cwd: str | None = None, home: str | None = None
+) -> Path | None:
+    """The official client's lookup: $OPENLINEAGE_CONFIG, ./openlineage.yml, ~/.openlineage/."""
+    candidates: list[str] = []
+    if environ.get("OPENLINEAGE_CONFIG"):
+        candidates.append(environ["OPENLINEAGE_CONFIG"])
+    candidates.append(os.path.join(cwd or os.getcwd(), "openlineage.yml"))
+    home_dir = home or os.path.expanduser("~")
+    candidates.append(os.path.join(home_dir, ".openlineage", "openlineage.yml"))
+    for candidate in candidates:
+        path = Path(candidate).expanduser()
+        if path.is_file() and os.access(path, os.R_OK):
+            return path
+    return None
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read OpenLineage config file {path}: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping, got {type(data).__name__}")
+    return data
+
+
+def _insert(tree: dict[str, Any], keys: list[str], value: Any) -> None:
+    node = tree
+    for key in keys[:-1]:
+        child = node.get(key)
+        if not isinstance(child, dict):
+            child = node[key] = {}
+        node = child
+    node[keys[-1]] = value
+
+
+def env_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, ...], str]]:
+    """The configuration environment variables describe, and each leaf's variable."""
+    tree: dict[str, Any] = {}
+    origins: dict[tuple[str, ...], str] = {}
+    # reverse order, as the official client: OPENLINEAGE__TRANSPORT (a JSON blob) is
+    # applied after, and so wins over, OPENLINEAGE__TRANSPORT__URL
+    for name in sorted((n for n in environ if n.startswith(ENV_PREFIX)), reverse=True):
+        keys = [k.lower() for k in name[len(ENV_PREFIX) :].split("__")]
+        if not all(keys):
+            raise ConfigError(f"environment variable {name}: empty key segment", name)
+        # values stay strings: settings coerce them to their declared types
+        _insert(tree, keys, environ[name])
+        origins[tuple(norm(k) for k in keys)] = f"environment variable {name}"
+    url = environ.get("OPENLINEAGE_URL")
+    if url:
+        shorthand: dict[str, Any] = {"type": "http", "url": url}
+        origins_short = {("url",): "OPENLINEAGE_URL", ("type",): "OPENLINEAGE_URL"}
+        if environ.get("OPENLINEAGE_ENDPOINT"):
+            shorthand["endpoint"] = environ["OPENLINEAGE_ENDPOINT"]
+            origins_short[("endpoint",)] = "OPENLINEAGE_ENDPOINT"
+        if environ.get("OPENLINEAGE_API_KEY"):
+            shorthand["auth"] = {"type": "api_key", "apiKey": environ["OPENLINEAGE_API_KEY"]}
+            origins_short[("auth",)] = "OPENLINEAGE_API_KEY"
+        transport = tree.get("transport")
+        kind = transport.get("type") if isinstance(transport, dict) else None
+        if kind is None and not isinstance(transport, str):
+            prefix: tuple[str, ...] = ("transport",)
+            tree["transport"] = _merge(shorthand, transport or {})
+        elif str(kind).lower() == "composite" and isinstance(transport, dict):
+            children = transport.setdefault("transports", {})
+            if isinstance(children, dict) and DEFAULT_HTTP not in children:
+                children[DEFAULT_HTTP] = shorthand
+            prefix = ("transport", "transports", norm(DEFAULT_HTTP))
+        else:
+            prefix = ()  # another transport type is configured explicitly: it wins
+        if prefix:
+            for key, source in origins_short.items():
+                origins[(*prefix, *key)] = f"environment variable {source}"
+    return tree, origins
+
+
+def _type_of(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if norm(str(key)) == "type":
+                return str(item).lower()
+    return None
+
+
+def _merge(low: Any, high: Any) -> Any:
+    """Deep-merge ``high`` over ``low``; keys compare like settings keys do."""
+    if not (isinstance(low, dict) and isinstance(high, dict)):
+        return copy.deepcopy(high)
+    low_type, high_type = _type_of(low), _type_of(high)
+    if low_type and high_type and low_type != high_type:
+        return copy.deepcopy(high)  # a different kind of section: replace, don't mix keys
+    merged = copy.deepcopy(low)
+    index = {norm(str(k)): k for k in merged}
+    for key, value in high.items():
+        existing = index.get(norm(str(key)))
+        if existing is not None:
+            base = merged.pop(existing)
+            merged[key] = _merge(base, value)
+        else:
+            merged[key] = copy.deepcopy(value)
+        index[norm(str(key))] = key
+    return merged
+
+
+def _leaf_origins(
+    tree: Any, label: str, prefix: tuple[str, ...] = ()
+) -> dict[tuple[str, ...], str]:
+    if isinstance(tree, dict) and tree:
+        out: dict[tuple[str, ...], str] = {}
+        for key, value in tree.items():
+            out.update(_leaf_origins(value, label, (*prefix, norm(str(key)))))
+        return out
+    return {prefix: label}
+
+
+def _overlay_origins(
+    origins: dict[tuple[str, ...], str], merged: Any, layer: Mapping[tuple[str, ...], str]
+) -> None:
+    """Apply a layer's origins; drop lower origins for paths that no longer exist."""
+    origins.update(layer)
+    for path in list(origins):
+        node = merged
+        for key in path:
+            if not isinstance(node, dict):
+                node = None
+                break
+            match = [v for k, v in node.items() if norm(str(k)) == key]
+            node = match[0] if match else None
+            if node is None:
+                break
+        if node is None and path:
+            del origins[path]
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The merged configuration, validated, with where each value came from."""
+
+    data: dict[str, Any]
+    settings: ClientSettings
+    origins: dict[tuple[str, ...], str] = field(default_factory=dict)
+    file: Path | None = None
+    disabled: bool = False
+
+    def origin(self, *path: str) -> str | None:
+        return self.origins.get(tuple(norm(p) for p in path))
+
+
+def load_config(
+    config: Mapping[str, Any] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    home: str | None = None,
+) -> LoadedConfig:
+    """Merge file, environment and code configuration and validate the result."""
+    env = os.environ if environ is None else environ
+    merged: dict[str, Any] = {}
+    origins: dict[tuple[str, ...], str] = {}
+    path = find_config_file(env, cwd, home)
+    if path is not None:
+        file_data = _read_file(path)
+        merged = _merge(merged, file_data)
+        _overlay_origins(origins, merged, _leaf_origins(file_data, str(path)))
+    env_data, env_origins = env_layer(env)
+    if env_data:
+        merged = _merge(merged, env_data)
+        _overlay_origins(origins, merged, env_origins)
+    if config:
+        merged = _merge(merged, dict(config))
+        _overlay_origins(origins, merged, _leaf_origins(dict(config), "code"))
+    settings = build(ClientSettings, merged, (), origins)
+    return LoadedConfig(
+        data=merged, settings=settings, origins=origins, file=path, disabled=is_disabled(env)
+    )
+
+
+def _mask_url(text: str) -> str:
+    return re.sub(r"(://[^:/@\s]+:)[^@/\s]+@", r"\1***@", text)
+
+
+def masked(value: Any, key: str = "") -> Any:
+    """A copy of ``value`` with secrets (by key name, or URL passwords) replaced by ``***``."""
+    if isinstance(value, dict):
+        return {k: masked(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [masked(v, key) for v in value]
+    if key and _SECRET_KEY.search(key) and value not in (None, ""):
+        return "***"
+    if isinstance(value, str):
+        return _mask_url(value)
+    return value
