@@ -1,0 +1,175 @@
+"""Builders for databases addressed as ``scheme://{host}:{port}``.
+
+Default ports are the ones the Java agent appends when a JDBC URL has none (A5.2), so
+that ``postgres(host="db", ...)`` and ``from_jdbc("jdbc:postgresql://db/...")`` give the
+same identifier. Stores without an agreed default (Hive, Milvus) need an explicit port.
+"""
+
+from __future__ import annotations
+
+from olsdk.naming import rules
+from olsdk.naming.identifier import DatasetId
+
+__all__ = [
+    "DEFAULT_PORTS",
+    "cassandra",
+    "cratedb",
+    "db2",
+    "hive",
+    "milvus",
+    "mssql",
+    "mysql",
+    "oceanbase",
+    "oracle",
+    "postgres",
+    "teradata",
+    "trino",
+]
+
+#: Scheme -> port used when the caller gives none (the Java agent's JDBC defaults;
+#: ``mssql`` uses SQL Server's registered port 1433, as the seeds do for Azure Synapse).
+DEFAULT_PORTS: dict[str, int] = {
+    "postgres": 5432,
+    "mysql": 3306,
+    "oracle": 1521,
+    "teradata": 1025,
+    "db2": 6789,
+    "trino": 443,
+    "crate": 5432,
+    "oceanbase": 2881,
+    "cassandra": 9042,
+    "mssql": 1433,
+}
+
+
+def server_namespace(store: str, scheme: str, host: object, port: object) -> str:
+    """``scheme://{host}:{port}`` with the host normalised and the port checked."""
+    return f"{scheme}://{rules.host(store, 'host', host)}:{rules.port(store, 'port', port)}"
+
+
+def _names(store: str, **parts: object) -> str:
+    return rules.join_dotted(*(rules.text(store, arg, value) for arg, value in parts.items()))
+
+
+def postgres(
+    *, host: str, database: str, schema: str, table: str, port: int | str = 5432
+) -> DatasetId:
+    """Postgres: ``postgres://{host}:{port}`` / ``{database}.{schema}.{table}``."""
+    return DatasetId(
+        server_namespace("postgres", "postgres", host, port),
+        _names("postgres", database=database, schema=schema, table=table),
+    )
+
+
+def mysql(*, host: str, database: str, table: str, port: int | str = 3306) -> DatasetId:
+    """MySQL: ``mysql://{host}:{port}`` / ``{database}.{table}``."""
+    return DatasetId(
+        server_namespace("mysql", "mysql", host, port),
+        _names("mysql", database=database, table=table),
+    )
+
+
+def trino(*, host: str, catalog: str, schema: str, table: str, port: int | str = 443) -> DatasetId:
+    """Trino: ``trino://{host}:{port}`` / ``{catalog}.{schema}.{table}``."""
+    return DatasetId(
+        server_namespace("trino", "trino", host, port),
+        _names("trino", catalog=catalog, schema=schema, table=table),
+    )
+
+
+def cassandra(*, host: str, keyspace: str, table: str, port: int | str = 9042) -> DatasetId:
+    """Cassandra: ``cassandra://{host}:{port}`` / ``{keyspace}.{table}``."""
+    return DatasetId(
+        server_namespace("cassandra", "cassandra", host, port),
+        _names("cassandra", keyspace=keyspace, table=table),
+    )
+
+
+def milvus(*, host: str, port: int | str, database: str, collection: str) -> DatasetId:
+    """Milvus: ``milvus://{host}:{port}`` / ``{database}.{collection}``."""
+    return DatasetId(
+        server_namespace("milvus", "milvus", host, port),
+        _names("milvus", database=database, collection=collection),
+    )
+
+
+def cratedb(
+    *, host: str, database: str, schema: str, table: str, port: int | str = 5432
+) -> DatasetId:
+    """CrateDB: ``crate://{host}:{port}`` / ``{database}.{schema}.{table}``."""
+    return DatasetId(
+        server_namespace("cratedb", "crate", host, port),
+        _names("cratedb", database=database, schema=schema, table=table),
+    )
+
+
+def db2(*, host: str, database: str, schema: str, table: str, port: int | str = 6789) -> DatasetId:
+    """DB2: ``db2://{host}:{port}`` / ``{database}.{schema}.{table}``."""
+    return DatasetId(
+        server_namespace("db2", "db2", host, port),
+        _names("db2", database=database, schema=schema, table=table),
+    )
+
+
+def hive(*, host: str, port: int | str, database: str, table: str) -> DatasetId:
+    """Hive (metastore host and port): ``hive://{host}:{port}`` / ``{database}.{table}``."""
+    return DatasetId(
+        server_namespace("hive", "hive", host, port),
+        _names("hive", database=database, table=table),
+    )
+
+
+def mssql(
+    *, host: str, database: str, schema: str, table: str, port: int | str = 1433
+) -> DatasetId:
+    """Microsoft SQL Server: ``mssql://{host}:{port}`` / ``{database}.{schema}.{table}``.
+
+    The Java agent names the same table ``sqlserver://{host}[:{port}]``; ``from_jdbc``
+    gives that form by default and this one with ``form="conventions"``.
+    """
+    return DatasetId(
+        server_namespace("mssql", "mssql", host, port),
+        _names("mssql", database=database, schema=schema, table=table),
+    )
+
+
+def oceanbase(*, host: str, database: str, table: str, port: int | str = 2881) -> DatasetId:
+    """OceanBase: ``oceanbase://{host}:{port}`` / ``{database}.{table}``."""
+    return DatasetId(
+        server_namespace("oceanbase", "oceanbase", host, port),
+        _names("oceanbase", database=database, table=table),
+    )
+
+
+def oracle(
+    *,
+    host: str,
+    schema: str,
+    table: str,
+    service_name: str | None = None,
+    sid: str | None = None,
+    port: int | str = 1521,
+) -> DatasetId:
+    """Oracle: ``oracle://{host}:{port}`` / ``{serviceName}.{schema}.{table}`` or
+    ``{sid}.{schema}.{table}``: give exactly one of ``service_name`` and ``sid``."""
+    if (service_name is None) == (sid is None):
+        raise rules.fail(
+            "oracle", "service_name/sid", "needs exactly one of the two", (service_name, sid)
+        )
+    database = (
+        rules.text("oracle", "service_name", service_name)
+        if service_name is not None
+        else rules.text("oracle", "sid", sid)
+    )
+    return DatasetId(
+        server_namespace("oracle", "oracle", host, port),
+        rules.join_dotted(database, _names("oracle", schema=schema, table=table)),
+    )
+
+
+def teradata(*, host: str, database: str, table: str, port: int | str = 1025) -> DatasetId:
+    """Teradata: ``teradata://{host}:{port}`` / ``{database}.{table}``."""
+    return DatasetId(
+        server_namespace("teradata", "teradata", host, port),
+        _names("teradata", database=database, table=table),
+    )
