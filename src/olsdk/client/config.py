@@ -204,7 +204,13 @@ class LoadedConfig:
     disabled: bool = False
 
     def origin(self, *path: str) -> str | None:
-        return self.origins.get(tuple(norm(p) for p in path))
+        """Where the value at ``path`` came from (a parent's origin covers its leaves)."""
+        key = tuple(norm(p) for p in path)
+        while key:
+            if key in self.origins:
+                return self.origins[key]
+            key = key[:-1]
+        return None
 
 
 def load_config(
