@@ -108,7 +108,7 @@ def split_table(table: object) -> list[str]:
 def fill_qualifiers(defaults: list[str | None], table_parts: list[str]) -> list[str]:
     """Prefix the table with the URL's qualifiers it lacks, up to ``len(defaults) + 1``
     parts: a qualified table name overrides what the URL says."""
-    wanted = len(defaults) + 1
-    missing = max(0, wanted - len(table_parts))
-    prefix = [d for d in defaults[len(defaults) - missing :] if d] if missing else []
+    missing = max(0, len(defaults) + 1 - len(table_parts))
+    # `schema.table` lacks the outermost qualifier (the database), `table` lacks both.
+    prefix = [qualifier for qualifier in defaults[:missing] if qualifier]
     return [*prefix, *table_parts]
