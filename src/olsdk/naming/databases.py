@@ -42,9 +42,12 @@ DEFAULT_PORTS: dict[str, int] = {
 }
 
 
-def server_namespace(store: str, scheme: str, host: object, port: object) -> str:
+def server_namespace(
+    store: str, scheme: str, host: object, port: object, *, host_arg: str = "host"
+) -> str:
     """``scheme://{host}:{port}`` with the host normalised and the port checked."""
-    return f"{scheme}://{rules.host(store, 'host', host)}:{rules.port(store, 'port', port)}"
+    checked_host = rules.host(store, host_arg, host)
+    return f"{scheme}://{checked_host}:{rules.port(store, 'port', port)}"
 
 
 def _names(store: str, **parts: object) -> str:

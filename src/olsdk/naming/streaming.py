@@ -29,7 +29,9 @@ def kafka(*, bootstrap_server_host: str, port: int | str, topic: str) -> Dataset
     Use the first bootstrap server, as the Java agent does (``naming.from_kafka`` picks
     it from a ``bootstrap.servers`` string).
     """
-    namespace = server_namespace("kafka", "kafka", bootstrap_server_host, port)
+    namespace = server_namespace(
+        "kafka", "kafka", bootstrap_server_host, port, host_arg="bootstrap_server_host"
+    )
     return DatasetId(namespace, kafka_topic("kafka", "topic", topic))
 
 
