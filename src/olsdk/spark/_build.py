@@ -1,0 +1,89 @@
+"""Event and facet construction shared by the listener and ``lineage_run``."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from olsdk.models import (
+    InputDataset,
+    Job,
+    JobTypeJobFacet,
+    OutputDataset,
+    ParentRunFacet,
+    ProcessingEngineRunFacet,
+    Run,
+    RunEvent,
+)
+
+__all__ = ["RunRef", "iso", "job_type", "parent_facet", "processing_engine", "run_event"]
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """A run as other runs point at it: job namespace and name, run id."""
+
+    namespace: str
+    name: str
+    run_id: str
+
+
+def iso(when: dt.datetime | None = None) -> str:
+    """An RFC 3339 timestamp with milliseconds and an explicit UTC offset."""
+    value = when or dt.datetime.now(dt.UTC)
+    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def parent_facet(parent: RunRef, root: RunRef | None = None) -> ParentRunFacet:
+    kwargs: dict[str, Any] = {
+        "run": {"runId": parent.run_id},
+        "job": {"namespace": parent.namespace, "name": parent.name},
+    }
+    top = root or parent
+    kwargs["root"] = {
+        "run": {"runId": top.run_id},
+        "job": {"namespace": top.namespace, "name": top.name},
+    }
+    return ParentRunFacet(**kwargs)
+
+
+def processing_engine(spark_version: str) -> ProcessingEngineRunFacet:
+    from olsdk import __version__
+
+    return ProcessingEngineRunFacet(
+        version=spark_version, name="spark", openlineageAdapterVersion=__version__
+    )
+
+
+def job_type(kind: str = "SQL_JOB", processing: str = "BATCH") -> JobTypeJobFacet:
+    return JobTypeJobFacet(processingType=processing, integration="SPARK", jobType=kind)
+
+
+def run_event(
+    event_type: str,
+    when: dt.datetime | None,
+    run_id: str,
+    job: tuple[str, str],
+    *,
+    run_facets: Mapping[str, Any] | None = None,
+    job_facets: Mapping[str, Any] | None = None,
+    inputs: list[InputDataset] | None = None,
+    outputs: list[OutputDataset] | None = None,
+) -> RunEvent:
+    run = Run(runId=run_id, facets=dict(run_facets)) if run_facets else Run(runId=run_id)
+    namespace, name = job
+    job_model = (
+        Job(namespace=namespace, name=name, facets=dict(job_facets))
+        if job_facets
+        else Job(namespace=namespace, name=name)
+    )
+    return RunEvent(
+        eventType=event_type,
+        eventTime=iso(when),
+        run=run,
+        job=job_model,
+        inputs=inputs or [],
+        outputs=outputs or [],
+    )
