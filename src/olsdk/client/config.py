@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import copy
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,7 @@ from typing import Any
 import yaml
 
 from olsdk.client.settings import ClientSettings
-from olsdk.transports.settings import ConfigError, build, norm
+from olsdk.transports.settings import ConfigError, build, masked, norm
 
 __all__ = [
     "LoadedConfig",
@@ -45,10 +44,6 @@ __all__ = [
 
 ENV_PREFIX = "OPENLINEAGE__"
 DEFAULT_HTTP = "default_http"
-
-_SECRET_KEY = re.compile(
-    r"(api_?key|secret|password|passwd|token|credential|authorization)", re.IGNORECASE
-)
 
 
 def is_disabled(environ: Mapping[str, str]) -> bool:
@@ -193,7 +188,7 @@ def _overlay_origins(
             del origins[path]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LoadedConfig:
     """The merged configuration, validated, with where each value came from."""
 
@@ -202,6 +197,9 @@ class LoadedConfig:
     origins: dict[tuple[str, ...], str] = field(default_factory=dict)
     file: Path | None = None
     disabled: bool = False
+
+    def __repr__(self) -> str:
+        return f"LoadedConfig(file={self.file}, data={masked(self.data)!r})"
 
     def origin(self, *path: str) -> str | None:
         """Where the value at ``path`` came from (a parent's origin covers its leaves)."""
@@ -240,20 +238,3 @@ def load_config(
     return LoadedConfig(
         data=merged, settings=settings, origins=origins, file=path, disabled=is_disabled(env)
     )
-
-
-def _mask_url(text: str) -> str:
-    return re.sub(r"(://[^:/@\s]+:)[^@/\s]+@", r"\1***@", text)
-
-
-def masked(value: Any, key: str = "") -> Any:
-    """A copy of ``value`` with secrets (by key name, or URL passwords) replaced by ``***``."""
-    if isinstance(value, dict):
-        return {k: masked(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [masked(v, key) for v in value]
-    if key and _SECRET_KEY.search(key) and value not in (None, ""):
-        return "***"
-    if isinstance(value, str):
-        return _mask_url(value)
-    return value

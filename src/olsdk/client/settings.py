@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from olsdk.transports.settings import ConfigError
+from olsdk.transports.settings import ConfigError, masked
 
 __all__ = [
     "ClientSettings",
@@ -94,3 +94,6 @@ class ClientSettings:
     producer: str | None = None
     error_policy: Literal["log", "raise"] = "log"
     spool: SpoolSettings = field(default_factory=SpoolSettings)
+
+    def __repr__(self) -> str:
+        return f"ClientSettings(transport={masked(self.transport)!r}, ...)"

@@ -24,7 +24,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal, TypeVar, Union
 
-__all__ = ["ConfigError", "Origins", "build", "display_name", "meta", "norm"]
+__all__ = ["ConfigError", "Origins", "build", "display_name", "masked", "meta", "norm"]
 
 T = TypeVar("T")
 
@@ -210,3 +210,25 @@ def coerce(
         (item_tp,) = args
         return [coerce(item_tp, v, (*path, str(i)), origins) for i, v in enumerate(value)]
     raise TypeError(f"unsupported settings type {tp!r} at {_dotted(path)}")  # programming error
+
+
+_SECRET_KEY = re.compile(
+    r"(api_?key|secret|password|passwd|token|credential|authorization)", re.IGNORECASE
+)
+
+
+def _mask_url(text: str) -> str:
+    return re.sub(r"(://[^:/@\s]+:)[^@/\s]+@", r"\1***@", text)
+
+
+def masked(value: Any, key: str = "") -> Any:
+    """A copy of ``value`` with secrets (by key name, or URL passwords) replaced by ``***``."""
+    if isinstance(value, dict):
+        return {k: masked(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [masked(v, key) for v in value]
+    if key and _SECRET_KEY.search(key) and value not in (None, ""):
+        return "***"
+    if isinstance(value, str):
+        return _mask_url(value)
+    return value
