@@ -7,8 +7,9 @@ Sources, lowest precedence first:
 2. Environment variables: ``OPENLINEAGE__A__B=value`` sets ``a.b`` (keys are
    lower-cased; a value may be JSON for a whole section), and the shorthand
    ``OPENLINEAGE_URL`` / ``OPENLINEAGE_ENDPOINT`` / ``OPENLINEAGE_API_KEY`` for an
-   HTTP transport (inside a composite it becomes the child ``default_http``, as in
-   the official client; an ``OPENLINEAGE__TRANSPORT__TYPE`` of another kind wins).
+   HTTP transport. The shorthand replaces a file's transport, yields to a type set
+   by ``OPENLINEAGE__TRANSPORT__TYPE`` or code, and, when the final transport is a
+   composite, becomes its child ``default_http`` (as in the official client).
 3. The ``config`` mapping given in code.
 
 Higher sources override lower ones key by key, except that a section whose ``type``
@@ -31,6 +32,7 @@ from typing import Any
 import yaml
 
 from olsdk.client.settings import ClientSettings
+from olsdk.transports.registry import check_transport
 from olsdk.transports.settings import ConfigError, build, masked, norm
 
 __all__ = [
@@ -102,32 +104,32 @@ def env_layer(environ: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[st
         # values stay strings: settings coerce them to their declared types
         _insert(tree, keys, environ[name])
         origins[tuple(norm(k) for k in keys)] = f"environment variable {name}"
-    url = environ.get("OPENLINEAGE_URL")
-    if url:
-        shorthand: dict[str, Any] = {"type": "http", "url": url}
-        origins_short = {("url",): "OPENLINEAGE_URL", ("type",): "OPENLINEAGE_URL"}
-        if environ.get("OPENLINEAGE_ENDPOINT"):
-            shorthand["endpoint"] = environ["OPENLINEAGE_ENDPOINT"]
-            origins_short[("endpoint",)] = "OPENLINEAGE_ENDPOINT"
-        if environ.get("OPENLINEAGE_API_KEY"):
-            shorthand["auth"] = {"type": "api_key", "apiKey": environ["OPENLINEAGE_API_KEY"]}
-            origins_short[("auth",)] = "OPENLINEAGE_API_KEY"
-        transport = tree.get("transport")
-        kind = transport.get("type") if isinstance(transport, dict) else None
-        if kind is None and not isinstance(transport, str):
-            prefix: tuple[str, ...] = ("transport",)
-            tree["transport"] = _merge(shorthand, transport or {})
-        elif str(kind).lower() == "composite" and isinstance(transport, dict):
-            children = transport.setdefault("transports", {})
-            if isinstance(children, dict) and DEFAULT_HTTP not in children:
-                children[DEFAULT_HTTP] = shorthand
-            prefix = ("transport", "transports", norm(DEFAULT_HTTP))
-        else:
-            prefix = ()  # another transport type is configured explicitly: it wins
-        if prefix:
-            for key, source in origins_short.items():
-                origins[(*prefix, *key)] = f"environment variable {source}"
     return tree, origins
+
+
+def url_shorthand(environ: Mapping[str, str]) -> dict[str, Any] | None:
+    """The HTTP transport OPENLINEAGE_URL / _ENDPOINT / _API_KEY describe, if any."""
+    url = environ.get("OPENLINEAGE_URL")
+    if not url:
+        return None
+    shorthand: dict[str, Any] = {"type": "http", "url": url}
+    if environ.get("OPENLINEAGE_ENDPOINT"):
+        shorthand["endpoint"] = environ["OPENLINEAGE_ENDPOINT"]
+    if environ.get("OPENLINEAGE_API_KEY"):
+        shorthand["auth"] = {"type": "api_key", "apiKey": environ["OPENLINEAGE_API_KEY"]}
+    return shorthand
+
+
+def _shorthand_origins(
+    shorthand: dict[str, Any], prefix: tuple[str, ...]
+) -> dict[tuple[str, ...], str]:
+    names = {
+        "type": "OPENLINEAGE_URL",
+        "url": "OPENLINEAGE_URL",
+        "endpoint": "OPENLINEAGE_ENDPOINT",
+        "auth": "OPENLINEAGE_API_KEY",
+    }
+    return {(*prefix, key): f"environment variable {names[key]}" for key in shorthand}
 
 
 def _type_of(value: Any) -> str | None:
@@ -231,10 +233,28 @@ def load_config(
     if env_data:
         merged = _merge(merged, env_data)
         _overlay_origins(origins, merged, env_origins)
+    shorthand = url_shorthand(env)
+    code_kind = _type_of((config or {}).get("transport"))
+    env_kind = _type_of(env_data.get("transport"))
+    if shorthand and not code_kind and not env_kind:
+        # OPENLINEAGE_URL outranks the file (environment > file) unless a type is set
+        # explicitly by OPENLINEAGE__TRANSPORT__TYPE or in code
+        merged = _merge(merged, {"transport": shorthand})
+        _overlay_origins(origins, merged, _shorthand_origins(shorthand, ("transport",)))
     if config:
         merged = _merge(merged, dict(config))
         _overlay_origins(origins, merged, _leaf_origins(dict(config), "code"))
+    transport = merged.get("transport")
+    if shorthand and _type_of(transport) == "composite" and isinstance(transport, dict):
+        # as in the official client, the URL becomes the composite's `default_http` child
+        children = next((v for k, v in transport.items() if norm(str(k)) == "transports"), None)
+        if isinstance(children, dict) and DEFAULT_HTTP not in children:
+            children[DEFAULT_HTTP] = shorthand
+            prefix = ("transport", "transports", norm(DEFAULT_HTTP))
+            _overlay_origins(origins, merged, _shorthand_origins(shorthand, prefix))
     settings = build(ClientSettings, merged, (), origins)
+    if settings.transport:
+        check_transport(settings.transport, ("transport",), origins)
     return LoadedConfig(
         data=merged, settings=settings, origins=origins, file=path, disabled=is_disabled(env)
     )

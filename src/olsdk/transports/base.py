@@ -166,6 +166,18 @@ class Transport:
         self._on_failure: FailureHandler = _log_failure
 
     @classmethod
+    def check_settings(
+        cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None
+    ) -> Any:
+        """Validate a configuration mapping without building anything; return the settings."""
+        if cls.settings_class is None:
+            if data:
+                key = str(next(iter(data)))
+                raise unknown_key_error(key, path, ["type", "name", "priority"], origins or {})
+            return None
+        return build(cls.settings_class, data, path, origins)
+
+    @classmethod
     def from_settings(
         cls,
         data: Mapping[str, Any],

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from olsdk.transports.base import DeliveryError, FailureHandler, Payload, Transport
-from olsdk.transports.registry import create_transport, register_transport
+from olsdk.transports.registry import check_transport, create_transport, register_transport
 from olsdk.transports.settings import Origins, build
 
 __all__ = ["BufferedSettings", "BufferedTransport"]
@@ -92,6 +92,14 @@ class BufferedTransport(Transport):
         settings = build(BufferedSettings, data, path, origins)
         inner = create_transport(settings.transport, (*path, "transport"), origins)
         return cls(inner, settings, name=name, priority=priority)
+
+    @classmethod
+    def check_settings(
+        cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None
+    ) -> Any:
+        settings = build(BufferedSettings, data, path, origins)
+        check_transport(settings.transport, (*path, "transport"), origins)
+        return settings
 
     @property
     def label(self) -> str:

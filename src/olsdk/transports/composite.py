@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from olsdk.transports.base import DeliveryError, FailureHandler, Payload, Transport
-from olsdk.transports.registry import create_transport, register_transport
+from olsdk.transports.registry import check_transport, create_transport, register_transport
 from olsdk.transports.settings import ConfigError, Origins, build
 
 __all__ = ["CompositeSettings", "CompositeTransport"]
@@ -80,6 +80,21 @@ class CompositeTransport(Transport):
             for i, config in enumerate(settings.transports):
                 children.append(create_transport(config, (*base, str(i)), origins))
         return cls(children, settings, name=name, priority=priority)
+
+    @classmethod
+    def check_settings(
+        cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None
+    ) -> Any:
+        settings = build(CompositeSettings, data, path, origins)
+        base = (*path, "transports")
+        if isinstance(settings.transports, dict):
+            for child_name, config in settings.transports.items():
+                if config:
+                    check_transport(config, (*base, child_name), origins)
+        else:
+            for i, config in enumerate(settings.transports):
+                check_transport(config, (*base, str(i)), origins)
+        return settings
 
     def set_failure_handler(self, handler: FailureHandler) -> None:
         super().set_failure_handler(handler)

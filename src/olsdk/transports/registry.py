@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from olsdk.transports.base import Transport
-from olsdk.transports.settings import ConfigError, Origins, norm, suggest
+from olsdk.transports.settings import ConfigError, Origins, norm, parse_json_text, suggest
 
-__all__ = ["create_transport", "register_transport", "transport_kinds"]
+__all__ = ["check_transport", "create_transport", "register_transport", "transport_kinds"]
 
 _KINDS: dict[str, type[Transport]] = {}
 
@@ -43,13 +43,14 @@ def _load_builtins() -> None:
     )
 
 
-def create_transport(
-    config: Mapping[str, Any],
-    path: tuple[str, ...] = ("transport",),
-    origins: Origins | None = None,
-) -> Transport:
-    """Build a transport from a mapping such as the ``transport:`` section of openlineage.yml."""
-    origins = origins or {}
+def _resolve(
+    config: Any, path: tuple[str, ...], origins: Origins
+) -> tuple[type[Transport], dict[str, Any], str | None, int]:
+    if isinstance(config, str):
+        config = parse_json_text(config, path, origins)
+    if not isinstance(config, Mapping):
+        where = ".".join(path)
+        raise ConfigError(f"{where}: expected a mapping, got {type(config).__name__}", where)
     _load_builtins()
     fields = {norm(k): v for k, v in config.items()}
     kind = fields.get("type")
@@ -77,5 +78,24 @@ def create_transport(
     except (TypeError, ValueError):
         where = f"{'.'.join(path)}.priority"
         raise ConfigError(f"{where}: expected an integer, got {priority!r}", where) from None
-    label = None if name is None else str(name)
+    return cls, rest, None if name is None else str(name), priority
+
+
+def create_transport(
+    config: Any,
+    path: tuple[str, ...] = ("transport",),
+    origins: Origins | None = None,
+) -> Transport:
+    """Build a transport from a mapping such as the ``transport:`` section of openlineage.yml."""
+    origins = origins or {}
+    cls, rest, label, priority = _resolve(config, path, origins)
     return cls.from_settings(rest, path, origins, name=label, priority=priority)
+
+
+def check_transport(
+    config: Any, path: tuple[str, ...] = ("transport",), origins: Origins | None = None
+) -> None:
+    """Validate a transport mapping (and its children) without building anything."""
+    origins = origins or {}
+    cls, rest, _, _ = _resolve(config, path, origins)
+    cls.check_settings(rest, path, origins)

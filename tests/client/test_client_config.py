@@ -1,0 +1,299 @@
+"""Configuration: file lookup, precedence, validation, and parity with the official client."""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from olsdk.cli import main
+from olsdk.client import ConfigError, OpenLineageClient, find_config_file, load_config
+from olsdk.transports import (
+    CompositeTransport,
+    FileTransport,
+    HttpTransport,
+    KafkaTransport,
+    NoopTransport,
+)
+
+
+def write_yml(path: Path, data: dict[str, Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def http(url: str, **extra: Any) -> dict[str, Any]:
+    return {"transport": {"type": "http", "url": url, **extra}}
+
+
+def test_file_lookup_order(tmp_path: Path) -> None:
+    cwd, home = tmp_path / "cwd", tmp_path / "home"
+    explicit = write_yml(tmp_path / "elsewhere" / "ol.yml", http("http://explicit"))
+    in_cwd = write_yml(cwd / "openlineage.yml", http("http://cwd"))
+    in_home = write_yml(home / ".openlineage" / "openlineage.yml", http("http://home"))
+    env = {"OPENLINEAGE_CONFIG": str(explicit)}
+    assert find_config_file(env, str(cwd), str(home)) == explicit
+    assert find_config_file({}, str(cwd), str(home)) == in_cwd
+    in_cwd.unlink()
+    assert find_config_file({}, str(cwd), str(home)) == in_home
+    loaded = load_config(environ={}, cwd=str(cwd), home=str(home))
+    assert loaded.settings.transport == {"type": "http", "url": "http://home"}
+
+
+def test_precedence_code_over_env_over_file(tmp_path: Path) -> None:
+    yml = write_yml(tmp_path / "ol.yml", http("http://file", timeout=1, endpoint="from/file"))
+    env = {"OPENLINEAGE_CONFIG": str(yml), "OPENLINEAGE__TRANSPORT__TIMEOUT": "2",
+           "OPENLINEAGE__TRANSPORT__COMPRESSION": "gzip"}
+    loaded = load_config({"transport": {"timeout": 3}}, environ=env, cwd=str(tmp_path),
+                         home=str(tmp_path))
+    t = loaded.settings.transport
+    assert t == {"type": "http", "url": "http://file", "timeout": 3, "endpoint": "from/file",
+                 "compression": "gzip"}
+    assert loaded.origin("transport", "timeout") == "code"
+    assert loaded.origin("transport", "compression") == (
+        "environment variable OPENLINEAGE__TRANSPORT__COMPRESSION")
+    assert loaded.origin("transport", "url") == str(yml)
+
+
+def test_a_different_transport_type_replaces_the_section(tmp_path: Path) -> None:
+    yml = write_yml(tmp_path / "ol.yml", {"transport": {"type": "kafka", "topic": "t",
+                                                        "config": {"bootstrap.servers": "x:1"}}})
+    env = {"OPENLINEAGE_CONFIG": str(yml), "OPENLINEAGE_URL": "http://127.0.0.1:5000",
+           "OPENLINEAGE_API_KEY": "key"}
+    client = OpenLineageClient(environ=env, spool=False)
+    assert isinstance(client.transport, HttpTransport)
+    assert client.transport.url == "http://127.0.0.1:5000/api/v1/lineage"
+
+
+def test_unknown_key_names_key_source_and_suggestion(tmp_path: Path) -> None:
+    yml = write_yml(tmp_path / "ol.yml", http("http://x", timout=3))
+    with pytest.raises(ConfigError) as err:
+        OpenLineageClient(environ={"OPENLINEAGE_CONFIG": str(yml)}, spool=False)
+    assert err.value.key == "transport.timout"
+    assert "did you mean 'timeout'?" in str(err.value)
+    assert str(yml) in str(err.value)
+
+
+def test_unknown_nested_and_top_level_keys() -> None:
+    with pytest.raises(ConfigError, match=r"transport\.retry\.totl: unknown key; did you mean 'total'"):
+        load_config(http("http://x", retry={"totl": 2}), environ={})
+    with pytest.raises(ConfigError, match=r"^transprt: unknown key; did you mean 'transport'"):
+        load_config({"transprt": {}}, environ={})
+    with pytest.raises(ConfigError, match=r"transport\.type: unknown transport 'htpp'; did you mean 'http'"):
+        OpenLineageClient(config={"transport": {"type": "htpp"}}, environ={})
+
+
+def test_bad_env_value_names_the_variable() -> None:
+    env = {"OPENLINEAGE__TRANSPORT__TYPE": "http", "OPENLINEAGE__TRANSPORT__URL": "http://x",
+           "OPENLINEAGE__TRANSPORT__TIMEOUT": "soon"}
+    with pytest.raises(ConfigError) as err:
+        OpenLineageClient(environ=env, spool=False)
+    assert err.value.key == "transport.timeout"
+    assert "OPENLINEAGE__TRANSPORT__TIMEOUT" in str(err.value)
+    assert "expected a number" in str(err.value)
+
+
+def test_missing_required_key_and_bad_url() -> None:
+    with pytest.raises(ConfigError, match=r"transport\.url: required key is missing"):
+        OpenLineageClient(config={"transport": {"type": "http"}}, environ={})
+    with pytest.raises(ConfigError, match=r"transport\.url: need an http\(s\) URL"):
+        OpenLineageClient(config=http("localhost:5000"), environ={})
+    with pytest.raises(ConfigError, match=r"transport\.sslContext\.caCertPath: no such file"):
+        OpenLineageClient(config=http("https://x", sslContext={"caCertPath": "/nope.pem"}),
+                          environ={})
+
+
+def test_string_values_stay_strings() -> None:
+    env = {"OPENLINEAGE__TRANSPORT__TYPE": "http", "OPENLINEAGE__TRANSPORT__URL": "http://x",
+           "OPENLINEAGE__TRANSPORT__AUTH__TYPE": "api_key",
+           "OPENLINEAGE__TRANSPORT__AUTH__APIKEY": "007",
+           "OPENLINEAGE__TRANSPORT__CUSTOM_HEADERS__X_VERSION": "0123",
+           "OPENLINEAGE__PRODUCER": "https://example.com/p"}
+    client = OpenLineageClient(environ=env, spool=False)
+    assert isinstance(client.transport, HttpTransport)
+    assert client.transport._headers["Authorization"] == "Bearer 007"
+    assert client.transport._headers["x_version"] == "0123"
+    assert client.producer == "https://example.com/p"
+
+
+def test_client_mutates_neither_environ_nor_config(tmp_path: Path, restore_environ: None) -> None:
+    os.environ["OPENLINEAGE_URL"] = "http://127.0.0.1:9"
+    before_env = dict(os.environ)
+    config = {"transport": {"type": "composite", "transports": {
+        "f": {"type": "file", "log_file_path": str(tmp_path / "ev.ndjson")}}}}
+    before_config = copy.deepcopy(config)
+    client = OpenLineageClient(config=config, spool=False)
+    assert isinstance(client.transport, CompositeTransport)
+    # OPENLINEAGE_URL became the composite's `default_http` child, as in the official client
+    assert sorted(t.label for t in client.transport.transports) == ["default_http", "f"]
+    assert dict(os.environ) == before_env
+    assert config == before_config
+
+
+def test_disabled_ignores_even_a_broken_file(tmp_path: Path) -> None:
+    yml = write_yml(tmp_path / "ol.yml", {"transport": {"type": "nonsense", "bogus": 1}})
+    client = OpenLineageClient(environ={"OPENLINEAGE_DISABLED": "TRUE",
+                                        "OPENLINEAGE_CONFIG": str(yml)})
+    assert isinstance(client.transport, NoopTransport)
+    client.emit({"not": "even an event"})
+    assert client.close()
+
+
+def test_config_show_masks_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    write_yml(tmp_path / "openlineage.yml",
+              http("https://u:hunter2@lineage.example", auth={"type": "api_key", "apiKey": "abc"}))
+    monkeypatch.setenv("OPENLINEAGE__TRANSPORT__TIMEOUT", "9")
+    assert main(["config", "show"]) == 0
+    out = capsys.readouterr().out
+    assert "hunter2" not in out and "abc" not in out.replace("# ", "")
+    assert "apiKey: '***'" in out
+    assert "timeout: '9'    # environment variable OPENLINEAGE__TRANSPORT__TIMEOUT" in out
+    assert str(tmp_path / "openlineage.yml") in out
+    monkeypatch.setenv("OPENLINEAGE__TRANSPORT__TIMEOUT", "later")
+    assert main(["config", "show"]) == 2
+    assert "OPENLINEAGE__TRANSPORT__TIMEOUT" in capsys.readouterr().err
+
+
+# -- parity with the official client (openlineage-python) -----------------------------
+
+OFFICIAL_YML = {
+    "transport": {
+        "type": "http",
+        "url": "http://127.0.0.1:5000",
+        "endpoint": "api/v1/lineage",
+        "timeout": 7.5,
+        "verify": False,
+        "compression": "gzip",
+        "auth": {"type": "api_key", "apiKey": "secret-key"},
+        "custom_headers": {"X-Team": "data"},
+        "retry": {"total": 4, "connect": 3, "read": 2, "backoff_factor": 0.5,
+                  "status_forcelist": [500, 503]},
+    },
+    "filters": [{"type": "exact", "match": "skip_me"}, {"type": "regex", "regex": "tmp_.*"}],
+}
+
+
+def official_client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> Any:
+    from openlineage.client import OpenLineageClient as Official
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for key in list(os.environ):
+        if key.startswith("OPENLINEAGE"):
+            monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return Official()
+
+
+def assert_same_http(official: Any, ours: HttpTransport, retry_given: bool = True) -> None:
+    from urllib.parse import urljoin
+
+    cfg = official.config
+    assert urljoin(cfg.url, cfg.endpoint) == ours.url
+    assert (cfg.timeout, cfg.timeout) == ours.timeout
+    assert cfg.verify == ours.verify
+    assert (cfg.compression.value if cfg.compression else None) == ours.settings.compression
+    assert official._auth_headers(cfg.auth) == {"Authorization": ours._headers["Authorization"]}
+    for key, value in cfg.custom_headers.items():
+        assert ours._headers[key] == str(value)
+    retry = ours.settings.retry
+    if not retry_given:  # defaults differ on purpose: olsdk also retries 429
+        assert retry.status_forcelist == [429, *cfg.retry["status_forcelist"]]
+        return
+    for key in ("total", "connect", "read", "backoff_factor", "status_forcelist"):
+        assert cfg.retry[key] == getattr(retry, key), key
+
+
+def test_parity_same_yml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
+) -> None:
+    write_yml(tmp_path / "openlineage.yml", OFFICIAL_YML)
+    official = official_client(tmp_path, monkeypatch, {})
+    ours = OpenLineageClient(spool=False)
+    assert isinstance(ours.transport, HttpTransport)
+    assert_same_http(official.transport, ours.transport)
+    # the filters drop the same job names
+    from openlineage.client.event_v2 import Job, Run, RunEvent, RunState
+
+    for name in ("skip_me", "skip_me_not", "tmp_x", "x_tmp_y", "keep"):
+        event = RunEvent(eventType=RunState.START, eventTime="2024-01-01T00:00:00Z",
+                         run=Run(runId="0190e5c6-5d4a-7b1e-8c3f-1a2b3c4d5e6f"),
+                         job=Job(namespace="n", name=name), producer="https://x")
+        dropped_official = official.filter_event(event) is None
+        from olsdk.client.filters import JobNameFilter
+        from olsdk.transports.base import Payload
+
+        dropped_ours = JobNameFilter.any_drops(ours._filters, Payload(b"", job_name=name))
+        assert dropped_official == dropped_ours, name
+
+
+def test_parity_same_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
+) -> None:
+    env = {
+        "OPENLINEAGE__TRANSPORT__TYPE": "http",
+        "OPENLINEAGE__TRANSPORT__URL": "http://127.0.0.1:5000",
+        "OPENLINEAGE__TRANSPORT__ENDPOINT": "api/v2/lineage",
+        "OPENLINEAGE__TRANSPORT__TIMEOUT": "2.5",
+        "OPENLINEAGE__TRANSPORT__VERIFY": "false",
+        "OPENLINEAGE__TRANSPORT__COMPRESSION": "gzip",
+        "OPENLINEAGE__TRANSPORT__AUTH": '{"type": "api_key", "apiKey": "env-key"}',
+        "OPENLINEAGE__TRANSPORT__CUSTOM_HEADERS__X_ONE": "1",
+        "OPENLINEAGE__TRANSPORT__RETRY": '{"total": 2, "connect": 2, "read": 2, '
+                                         '"backoff_factor": 0.1, "status_forcelist": [502]}',
+    }
+    official = official_client(tmp_path, monkeypatch, env)
+    ours = OpenLineageClient(spool=False)
+    assert isinstance(ours.transport, HttpTransport)
+    assert_same_http(official.transport, ours.transport)
+
+
+def test_parity_url_shorthand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
+) -> None:
+    env = {"OPENLINEAGE_URL": "http://127.0.0.1:5000", "OPENLINEAGE_ENDPOINT": "custom/ep",
+           "OPENLINEAGE_API_KEY": "short-key"}
+    official = official_client(tmp_path, monkeypatch, env)
+    ours = OpenLineageClient(environ=env, spool=False)
+    assert isinstance(ours.transport, HttpTransport)
+    assert_same_http(official.transport, ours.transport, retry_given=False)
+
+
+def test_parity_kafka_file_composite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
+) -> None:
+    log_path = str(tmp_path / "events.ndjson")
+    yml = {"transport": {"type": "composite", "continue_on_failure": False, "transports": {
+        "k": {"type": "kafka", "topic": "lineage", "messageKey": "fixed",
+              "config": {"bootstrap.servers": "127.0.0.1:9", "acks": "all"}, "flush": False},
+        "f": {"type": "file", "log_file_path": log_path, "append": True},
+    }}}
+    write_yml(tmp_path / "openlineage.yml", yml)
+    official = official_client(tmp_path, monkeypatch, {})
+    ours = OpenLineageClient(spool=False)
+    theirs = {t.name: t for t in official.transport.transports}
+    mine = {t.label: t for t in ours.transport.transports}  # type: ignore[attr-defined]
+    assert sorted(theirs) == sorted(mine) == ["f", "k"]
+    assert official.transport.config.continue_on_failure is False
+    assert ours.transport.settings.continue_on_failure is False  # type: ignore[attr-defined]
+    k_official, k_ours = theirs["k"], mine["k"]
+    assert isinstance(k_ours, KafkaTransport)
+    assert (k_official.topic, k_official.message_key, k_official.flush) == (
+        k_ours.settings.topic, k_ours.settings.message_key, k_ours.settings.flush)
+    assert k_official.kafka_config.config == k_ours.settings.config
+    f_official, f_ours = theirs["f"], mine["f"]
+    assert isinstance(f_ours, FileTransport)
+    assert (f_official.config.log_file_path, f_official.config.append) == (
+        f_ours.path, f_ours.settings.append)
+    official.close(0)
+    ours.close(0)
