@@ -1,4 +1,4 @@
-"""Command line of the generator: `python -m codegen {spec,generate} ...`."""
+"""Command line of the generator: `python -m codegen {spec,generate,upgrade} ...`."""
 
 from __future__ import annotations
 
@@ -58,6 +58,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    from codegen.upgrade import upgrade
+
+    result = upgrade(
+        args.src,
+        release=args.release,
+        manifest_path=Path(args.manifest),
+        spec_dir=Path(args.spec_dir),
+        out_dir=Path(args.out),
+        report_dir=Path(args.report_dir) if args.report_dir else None,
+    )
+    print("\n".join(result.summary_lines()))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
     parser.add_argument("--manifest", default=str(MANIFEST_PATH))
@@ -75,6 +90,13 @@ def main(argv: list[str] | None = None) -> int:
         help="a folder of extra facet schema files (e.g. an exported custom-facet folder)",
     )
     p_gen.set_defaults(func=cmd_generate)
+
+    p_up = sub.add_parser("upgrade", help="pin a new snapshot, regenerate, write spec/CHANGES.*")
+    p_up.add_argument("--src", help="snapshot folder, or an upstream release/tag to download")
+    p_up.add_argument("--release", help="release name for the manifest (not a folder: download)")
+    p_up.add_argument("--out", default=str(GENERATED_DIR))
+    p_up.add_argument("--report-dir", help="for CHANGES.md/.json (default: the manifest's folder)")
+    p_up.set_defaults(func=cmd_upgrade)
 
     args = parser.parse_args(argv)
     try:
