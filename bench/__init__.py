@@ -1,0 +1,1 @@
+"""olsdk's side-by-side benchmark: `python -m bench` (see bench/run.py)."""

@@ -1,0 +1,90 @@
+"""Smoke test of the benchmark harness: `python -m bench --quick` runs and has every row.
+
+No timing assertions: numbers from a quick run on a shared machine mean nothing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytest.importorskip("openlineage.client")
+pytest.importorskip("orjson")
+pytest.importorskip("jsonschema_rs")
+
+EXPECTED = {
+    # (benchmark, workload prefix, contender)
+    ("parse + validate bytes", "full", "olsdk.parse_event"),
+    ("parse + validate bytes", "full", "orjson.loads"),
+    ("parse + validate bytes", "full", "json.loads"),
+    ("parse + validate bytes", "minimal", "olsdk.parse_event"),
+    ("parse + validate bytes", "minimal", "orjson.loads"),
+    ("parse + validate bytes", "minimal", "json.loads"),
+    ("serialise typed event", "full", "olsdk.to_json"),
+    ("serialise typed event", "full", "official Serde.to_json"),
+    ("serialise typed event", "minimal", "olsdk.to_json"),
+    ("serialise typed event", "minimal", "official Serde.to_json"),
+    ("construct + serialise (emit)", "full", "olsdk"),
+    ("construct + serialise (emit)", "full", "official client"),
+    ("construct + serialise (emit)", "minimal", "olsdk"),
+    ("construct + serialise (emit)", "minimal", "official client"),
+    ("JSON-Schema validation, full", "full", "jsonschema"),
+    ("JSON-Schema validation, full", "full", "jsonschema_rs"),
+    ("JSON-Schema validation, full", "minimal", "jsonschema"),
+    ("JSON-Schema validation, full", "minimal", "jsonschema_rs"),
+    ("HTTP delivery", "minimal", "olsdk http, single event"),
+    ("HTTP delivery", "minimal", "olsdk http, batch mode"),
+    ("HTTP delivery", "minimal", "official HttpTransport"),
+    ("streaming validation RSS", "", "olsdk.parse_event per line"),
+}
+
+
+def _rows(markdown: str) -> list[list[str]]:
+    """The results table's rows, with blank (repeated) first cells filled in."""
+    section = markdown.split("## Results", 1)[1].split("\n## ", 1)[0]
+    rows: list[list[str]] = []
+    for line in section.splitlines():
+        if not line.startswith("| ") or line.startswith("| Benchmark"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if rows and not cells[0]:
+            cells[0], cells[1] = rows[-1][0], rows[-1][1]
+        rows.append(cells)
+    return rows
+
+
+def test_quick_run_has_every_row(tmp_path: Path) -> None:
+    out = tmp_path / "benchmarks.md"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    markdown = out.read_text()
+    for heading in ("# Benchmarks", "| CPU |", "| pydantic-core |", "| openlineage-python |"):
+        assert heading in markdown
+    rows = _rows(markdown)
+    found = {(r[0], r[1], r[2]) for r in rows}
+    for benchmark, workload, contender in EXPECTED:
+        assert any(
+            b.startswith(benchmark) and w.startswith(workload) and c == contender
+            for b, w, c in found
+        ), f"missing row {benchmark} / {workload} / {contender}"
+    for row in rows:
+        assert len(row) == 9, row
+        assert row[3] not in ("", "nan"), row
+    # every target of the issue has a verdict
+    verdicts = [r[8] for r in rows if r[7]]
+    assert len(verdicts) == 7
+    assert all(v in ("met", "MISSED", "PENDING") for v in verdicts)
+    # the printed table too
+    assert "olsdk.parse_event" in proc.stdout and "official HttpTransport" in proc.stdout
