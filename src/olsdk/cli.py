@@ -20,6 +20,9 @@ COMMAND_MODULES: tuple[str, ...] = ("olsdk.client.commands",)
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="olsdk", description="A typed Python SDK for OpenLineage")
+    from olsdk._version import VersionAction  # olsdk and spec snapshot versions
+
+    parser.add_argument("--version", action=VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in COMMAND_MODULES:
