@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 
-COMMAND_MODULES: tuple[str, ...] = ("olsdk.client.commands",)
+COMMAND_MODULES: tuple[str, ...] = ("olsdk.client.commands", "olsdk.facets._cli")
 
 
 def build_parser() -> argparse.ArgumentParser:
