@@ -26,8 +26,10 @@ def cmd_spec(args: argparse.Namespace) -> int:
     src = Path(args.src) if args.src else None
     written = fill_spec(manifest, src=src, dest=Path(args.spec_dir))
     origin = f"from {src}" if src else "from the pinned URLs"
-    print(f"spec/: {len(manifest.files)} files of {manifest.release} ({manifest.core_id}) verified; "
-          f"{len(written)} copied {origin}")
+    print(
+        f"spec/: {len(manifest.files)} files of {manifest.release} ({manifest.core_id}) verified; "
+        f"{len(written)} copied {origin}"
+    )
     return 0
 
 
@@ -86,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     p_gen = sub.add_parser("generate", help="generate the models package from spec/")
     p_gen.add_argument("--out", default=str(GENERATED_DIR))
     p_gen.add_argument(
-        "--extra-facets", action="append", default=[], metavar="DIR",
+        "--extra-facets",
+        action="append",
+        default=[],
+        metavar="DIR",
         help="a folder of extra facet schema files (e.g. an exported custom-facet folder)",
     )
     p_gen.set_defaults(func=cmd_generate)

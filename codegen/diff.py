@@ -140,9 +140,7 @@ def snapshot_from_staged(staged: StagedSpec, manifest: Manifest) -> Snapshot:
         assert f.id is not None
         key, stem, version = split_id(f.id)
         classes = tuple(sorted(c for c, k in snap.class_file.items() if k == key))
-        snap.files[key] = SchemaFile(
-            key=key, stem=stem, version=version, id=f.id, path=f.path, classes=classes
-        )
+        snap.files[key] = SchemaFile(key=key, stem=stem, version=version, id=f.id, path=f.path, classes=classes)
     return snap
 
 
@@ -210,11 +208,7 @@ def render_type(t: TypeSet) -> str:
     for alt in t:
         if isinstance(alt, tuple):
             kind, inner = alt
-            parts.append(
-                f"list[{render_type(inner)}]"
-                if kind == "list"
-                else f"dict[str, {render_type(inner)}]"
-            )
+            parts.append(f"list[{render_type(inner)}]" if kind == "list" else f"dict[str, {render_type(inner)}]")
         else:
             parts.append(alt)
     return " | ".join(sorted(parts))
@@ -271,17 +265,14 @@ def class_shape(schema: dict[str, Any]) -> ClassShape:
         schema,
         *(p for p in schema.get("allOf", []) if isinstance(p, dict) and "$ref" not in p),
     ]
-    bases = tuple(
-        sorted(p["$ref"].rsplit("/", 1)[-1] for p in schema.get("allOf", []) if "$ref" in p)
-    )
+    bases = tuple(sorted(p["$ref"].rsplit("/", 1)[-1] for p in schema.get("allOf", []) if "$ref" in p))
     props: dict[str, Any] = {}
     required: set[str] = set()
     for part in parts:
         props.update(part.get("properties", {}))
         required |= set(part.get("required", []))
     fields = {
-        name: FieldShape(type=type_of(sub), required=name in required, enum=enum_of(sub))
-        for name, sub in props.items()
+        name: FieldShape(type=type_of(sub), required=name in required, enum=enum_of(sub)) for name, sub in props.items()
     }
     union: TypeSet | None = None
     if not props and ("oneOf" in schema or "anyOf" in schema):
@@ -504,9 +495,7 @@ class SpecDiff:
             "additive": len(self.additive),
             "facets_added": self.facets_added,
             "facets_removed": self.facets_removed,
-            "facet_versions_changed": [
-                {"facet": stem, "old": o, "new": n} for stem, o, n in self.facets_versioned
-            ],
+            "facet_versions_changed": [{"facet": stem, "old": o, "new": n} for stem, o, n in self.facets_versioned],
             "files_changed": self.files_changed,
         }
 
@@ -541,9 +530,7 @@ class SpecDiff:
             + f", {len(self.facets_versioned)} with a new version",
         ]
         if not self.changes:
-            lines.append(
-                f"no changes to the models ({len(self.files_changed)} other files changed)"
-            )
+            lines.append(f"no changes to the models ({len(self.files_changed)} other files changed)")
             return lines
         counts = f"{len(self.breaking)} breaking, {len(self.additive)} additive"
         lines.append(f"changes: {len(self.changes)} ({counts})")
@@ -641,14 +628,8 @@ def diff_snapshots(old: Snapshot | None, new: Snapshot) -> SpecDiff:
     key_change_start = len(changes)
     file_of_old = {c: k for c, k in old.class_file.items()}
     file_of_new = {c: k for c, k in new.class_file.items()}
-    gone = {
-        k: c
-        for k, c in o_keys.items()
-        if k not in n_keys and file_of_old.get(c) not in removed_files
-    }
-    came = {
-        k: c for k, c in n_keys.items() if k not in o_keys and file_of_new.get(c) not in added_files
-    }
+    gone = {k: c for k, c in o_keys.items() if k not in n_keys and file_of_old.get(c) not in removed_files}
+    came = {k: c for k, c in n_keys.items() if k not in o_keys and file_of_new.get(c) not in added_files}
     for (entity, key), cls in sorted(gone.items()):
         renamed_to = [k for (e, k), c in came.items() if e == entity and c == cls]
         if len(renamed_to) == 1:
@@ -660,8 +641,7 @@ def diff_snapshots(old: Snapshot | None, new: Snapshot) -> SpecDiff:
                     "key-renamed",
                     BREAKING,
                     f"{entity}.{key}",
-                    f"{cls} is now under key {new_key!r} (was {key!r}); "
-                    f"the old key is kept as plain data",
+                    f"{cls} is now under key {new_key!r} (was {key!r}); the old key is kept as plain data",
                     old=key,
                     new=new_key,
                 )
@@ -729,9 +709,7 @@ def diff_snapshots(old: Snapshot | None, new: Snapshot) -> SpecDiff:
     def version_detail(o_file: SchemaFile, n_file: SchemaFile) -> str:
         direction = "up" if _version_key(n_file.version) > _version_key(o_file.version) else "down"
         part = _part_changed(o_file.version, n_file.version)
-        text = f"version {o_file.version} -> {n_file.version}" + (
-            f" ({part} {direction})" if part else ""
-        )
+        text = f"version {o_file.version} -> {n_file.version}" + (f" ({part} {direction})" if part else "")
         if o_file.path != n_file.path:
             text += f"; file {o_file.path} -> {n_file.path}"
         found = changes_of(o_file, n_file)
@@ -814,14 +792,10 @@ def diff_snapshots(old: Snapshot | None, new: Snapshot) -> SpecDiff:
 
     o_files = {f.path: f.sha256 for f in old.manifest.files}
     n_files = {f.path: f.sha256 for f in new.manifest.files}
-    files_changed = sorted(
-        p for p in o_files.keys() | n_files.keys() if o_files.get(p) != n_files.get(p)
-    )
+    files_changed = sorted(p for p in o_files.keys() | n_files.keys() if o_files.get(p) != n_files.get(p))
 
     changes.sort(key=Change.sort_key)
-    return SpecDiff(
-        old, new, changes, facets_added, facets_removed, sorted(facets_versioned), files_changed
-    )
+    return SpecDiff(old, new, changes, facets_added, facets_removed, sorted(facets_versioned), files_changed)
 
 
 def diff_folders(old_dir: Path, new_dir: Path) -> SpecDiff:
@@ -838,14 +812,10 @@ def write_reports(result: SpecDiff, report_dir: Path) -> list[Path]:
 
 
 def main(argv: Iterable[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m codegen.diff", description="Diff two spec snapshot folders."
-    )
+    parser = argparse.ArgumentParser(prog="python -m codegen.diff", description="Diff two spec snapshot folders.")
     parser.add_argument("old", type=Path)
     parser.add_argument("new", type=Path)
-    parser.add_argument(
-        "--json", action="store_true", help="print the JSON report instead of Markdown"
-    )
+    parser.add_argument("--json", action="store_true", help="print the JSON report instead of Markdown")
     args = parser.parse_args(list(argv) if argv is not None else None)
     result = diff_folders(args.old, args.new)
     sys.stdout.write(result.to_json() if args.json else result.to_markdown())

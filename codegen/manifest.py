@@ -75,7 +75,11 @@ class Manifest:
             "upstream_commit": self.upstream_commit,
             "core_id": self.core_id,
             "files": [
-                {k: v for k, v in (("path", f.path), ("id", f.id), ("url", f.url), ("sha256", f.sha256)) if v is not None}
+                {
+                    k: v
+                    for k, v in (("path", f.path), ("id", f.id), ("url", f.url), ("sha256", f.sha256))
+                    if v is not None
+                }
                 for f in sorted(self.files, key=lambda f: f.path)
             ],
         }
@@ -90,9 +94,7 @@ def load_manifest(path: Path = MANIFEST_PATH) -> Manifest:
     if not path.exists():
         raise SpecError(f"{path} does not exist: run 'make spec-upgrade SPEC_SRC=<folder>' to create it")
     doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    files = tuple(
-        SpecFile(path=f["path"], sha256=f["sha256"], url=f["url"], id=f.get("id")) for f in doc["files"]
-    )
+    files = tuple(SpecFile(path=f["path"], sha256=f["sha256"], url=f["url"], id=f.get("id")) for f in doc["files"])
     return Manifest(
         release=doc["release"],
         upstream_commit=doc["upstream_commit"],
@@ -130,7 +132,7 @@ def scan_snapshot(src: Path, *, release: str, upstream_commit: str) -> Manifest:
 
 
 def _download(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 - pinned https URLs only
+    with urllib.request.urlopen(url, timeout=30) as resp:
         data: bytes = resp.read()
         return data
 

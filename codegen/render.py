@@ -83,6 +83,12 @@ def _postprocess(source: str) -> str:
     source, count = re.subn(r"^from typing import ", "from typing import TYPE_CHECKING, ", source, count=1, flags=re.M)
     if count != 1:
         raise RuntimeError("expected a 'from typing import' line in the generated models")
+    source, count = re.subn(
+        r"^from olsdk._runtime import \(\n", "\\g<0>    FILLED_ON_CONSTRUCTION,\n", source, count=1, flags=re.M
+    )
+    if count != 1:
+        raise RuntimeError("expected a multi-line 'from olsdk._runtime import (' in the generated models")
+
     # The generator renames fields that shadow a BaseModel attribute (`schema` ->
     # `schema_`); DESIGN keeps the spec's names (`dataset.facets.schema`). Pydantic
     # allows the shadowing: the instance value wins over the deprecated class method.
@@ -90,7 +96,8 @@ def _postprocess(source: str) -> str:
         indent, name, annotation, rest = match.groups()
         if not hasattr(BaseModel, name):
             return match.group(0)
-        return f"{indent}{name}: {annotation}{rest}"
+        # BaseModel.schema is a method: type checkers need to be told this is on purpose.
+        return f"{indent}{name}: {annotation}{rest or ''}  # type: ignore[assignment]"
 
     source = re.sub(
         r'^( +)(\w+)_: Annotated\[([^\[\]]+), Field\(alias="\2"\)\]( = None)?$',
@@ -139,9 +146,11 @@ def write_package(package: GeneratedPackage, out_dir: Path) -> list[str]:
         for name, text in package.files.items()
         if not (target / name).exists() or (target / name).read_text(encoding="utf-8") != text
     ]
-    stale = sorted(
-        p.name for p in target.glob("*") if p.is_file() and p.name not in package.files
-    ) if target.exists() else []
+    stale = (
+        sorted(p.name for p in target.glob("*") if p.is_file() and p.name not in package.files)
+        if target.exists()
+        else []
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
         staging = Path(tmp) / PACKAGE

@@ -210,7 +210,9 @@ def stage(spec_dir: Path, manifest: Manifest, extra_facet_dirs: list[Path] | Non
                 base = bases.pop()
                 container = containers[CONTAINER_OF_BASE[base]]
                 if key in container and container[key] != cls:
-                    raise SpecError(f"{path}: key {key!r} of {ENTITY_OF_BASE[base]} facets claimed by {container[key]} and {cls}")
+                    raise SpecError(
+                        f"{path}: key {key!r} of {ENTITY_OF_BASE[base]} facets claimed by {container[key]} and {cls}"
+                    )
                 container[key] = cls
                 staged.facets.append(
                     FacetInfo(

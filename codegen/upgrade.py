@@ -153,11 +153,7 @@ class UpgradeResult:
 
     def summary_lines(self) -> list[str]:
         pkg = f"{self.out_dir.name}/{PACKAGE}: {self.class_count} classes"
-        gen = (
-            "unchanged"
-            if not self.generated_changed
-            else "changed: " + ", ".join(self.generated_changed)
-        )
+        gen = "unchanged" if not self.generated_changed else "changed: " + ", ".join(self.generated_changed)
         if self.diff is None:
             lines = [
                 f"no changes: {self.manifest.release} ({self.manifest.core_id}) is already pinned, "
@@ -193,9 +189,7 @@ def _resolve_source(
     try:
         download_release(source, tmp, fetch=fetch, known_paths=known)
     except SpecError as exc:
-        raise SpecError(
-            f"{source!r} is not a snapshot folder, and as an upstream release: {exc}"
-        ) from None
+        raise SpecError(f"{source!r} is not a snapshot folder, and as an upstream release: {exc}") from None
     return tmp, release or source, source
 
 
@@ -260,6 +254,4 @@ def upgrade(
         verify_spec(new_manifest, spec_dir)
         changed = write_package(package, out_dir)
         reports = write_reports(result, report_dir)
-        return UpgradeResult(
-            new_manifest, result, package.class_count, changed, [manifest_path, *reports], out_dir
-        )
+        return UpgradeResult(new_manifest, result, package.class_count, changed, [manifest_path, *reports], out_dir)

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeAlias
 
-from pydantic import Discriminator, Tag, TypeAdapter
+from pydantic import BaseModel, Discriminator, Tag, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
-from pydantic import BaseModel
 
 from olsdk._errors import ValidationError
 from olsdk.models import DatasetEvent, JobEvent, RunEvent
@@ -60,10 +59,12 @@ def parse_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     Raises `olsdk.ValidationError` naming the JSON path and the rule of every problem.
     """
     try:
+        # JSON names only: a custom field that happens to be called `producer` in a
+        # facet must stay that field, not fill in the facet's `_producer`.
         if isinstance(data, str | bytes | bytearray):
-            return _EVENT_ADAPTER.validate_json(data)
+            return _EVENT_ADAPTER.validate_json(data, by_alias=True, by_name=False)
         if isinstance(data, Mapping):
-            return _EVENT_ADAPTER.validate_python(dict(data))
+            return _EVENT_ADAPTER.validate_python(dict(data), by_alias=True, by_name=False)
     except PydanticValidationError as exc:
         raise ValidationError.from_pydantic(exc) from None
     raise TypeError(f"parse_event() takes JSON text, bytes or a dict, not {type(data).__name__}")

@@ -50,6 +50,11 @@ URIStr = Annotated[str, StringConstraints(pattern=URI_PATTERN)]
 DateTimeStr = Annotated[str, StringConstraints(pattern=DATETIME_PATTERN)]
 """An RFC 3339 date-time with a time zone offset, kept as the string that was sent."""
 
+FILLED_ON_CONSTRUCTION: Any = None
+"""What type checkers see as the default of the fields the runtime fills in at
+construction (`_producer`, `_schemaURL`, `producer`, `schemaURL`, `eventTime`); at run
+time those fields stay required for parsing."""
+
 # Pattern -> the rule a user reads in an error message.
 PATTERN_RULES = {
     UUID_PATTERN: "not a UUID",
@@ -113,6 +118,11 @@ class FacetModel(OLModel):
                 data["_schemaURL"] = url
         super().__init__(**data)
 
+    # Tell pydantic this __init__ is for Python callers only: without the flag it
+    # would also call it while validating parsed JSON, which would fill in what the
+    # spec requires the sender to send (and cost a Python call per facet).
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
 
 class EventModel(OLModel):
     """Base of `BaseEvent`: construction fills `producer`, `schemaURL`, `eventTime`."""
@@ -132,6 +142,8 @@ class EventModel(OLModel):
                 raise ValueError("eventTime: a datetime needs a time zone (the spec requires an offset)")
             data["eventTime"] = event_time.isoformat()
         super().__init__(**data)
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
 
 
 class DeletedFacet(OLModel):
@@ -269,19 +281,20 @@ def _kept_facet(entity: str, key: str, value: Any) -> Any:
 def bind_metadata(
     *,
     core_id: str,
-    schema_urls: Mapping[type[FacetModel], str],
-    containers: Mapping[type[FacetContainer], str],
-    facet_keys: ItemsView[tuple[str, str], type[BaseModel]] | Mapping[tuple[str, str], type[BaseModel]],
+    schema_urls: Mapping[Any, str],
+    containers: Mapping[Any, str],
+    facet_keys: Mapping[tuple[str, str], type[BaseModel]],
 ) -> None:
     """Attach the generated metadata to the generated classes (called once at import)."""
     EventModel.__olsdk_core_id__ = core_id
     for facet_class, url in schema_urls.items():
+        if not (isinstance(facet_class, type) and issubclass(facet_class, FacetModel)):
+            raise TypeError(f"schema URL given for {facet_class!r}, which is not a facet class")
         facet_class.__olsdk_schema_url__ = url
     for container, entity in containers.items():
+        if not (isinstance(container, type) and issubclass(container, FacetContainer)):
+            raise TypeError(f"{container!r} is not a facet container class")
         container.__olsdk_entity__ = entity
-        container.__olsdk_keys__ = frozenset(
-            (info.alias or name) for name, info in container.model_fields.items()
-        )
-    pairs = facet_keys.items() if isinstance(facet_keys, Mapping) else facet_keys
-    for (entity, key), facet_class in pairs:
-        _registry.register_spec_facet(entity, key, facet_class)
+        container.__olsdk_keys__ = frozenset((info.alias or name) for name, info in container.model_fields.items())
+    for (entity, key), keyed_class in facet_keys.items():
+        _registry.register_spec_facet(entity, key, keyed_class)

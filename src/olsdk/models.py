@@ -35,7 +35,7 @@ _runtime.bind_metadata(
 FACET_KEYS = _meta.FACET_KEYS
 """(entity kind, facet key) -> the spec's facet class for that key."""
 
-__all__ = [  # noqa: PLE0604 - extended below with every generated class
+__all__ = [
     "FACET_KEYS",
     "MANIFEST_SHA256",
     "SPEC_RELEASE",
