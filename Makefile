@@ -32,5 +32,17 @@ lint: setup
 test: spec
 	$(VENV)/bin/pytest -q
 
+# The main job: an example PySpark pipeline in local[2] emitting lineage to
+# demo-output/lineage.ndjson (or to $$OPENLINEAGE_URL when set).
+demo: setup
+	$(PY) -m olsdk.spark.demo
+
+bench: setup spec
+	$(PY) -m bench
+
+# Pin a new snapshot: refresh spec/manifest.json, copy the files, regenerate, report.
+spec-upgrade: setup
+	$(PY) -m codegen upgrade --src $(SPEC_SRC)
+
 clean:
 	rm -rf $(VENV) build dist demo-output .pytest_cache .mypy_cache .hypothesis
