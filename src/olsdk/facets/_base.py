@@ -234,11 +234,9 @@ def register_facet(
     key = _naming.check_key(key)
     if schema_url is not None:
         _naming.check_schema_url(schema_url, facet_class.__name__)
-        if facet_class.__olsdk_schema_url__ not in (None, schema_url):
-            raise TypeError(
-                f"{facet_class.__name__} already has schema URL "
-                f"{facet_class.__olsdk_schema_url__!r}"
-            )
+        own = vars(facet_class).get("__olsdk_schema_url__")
+        if own not in (None, schema_url):
+            raise TypeError(f"{facet_class.__name__} already has schema URL {own!r}")
     _registry.register(kind, key, facet_class)
     if schema_url is not None:
         facet_class.__olsdk_schema_url__ = schema_url

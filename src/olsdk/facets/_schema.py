@@ -52,7 +52,8 @@ _SCHEMA_MAP: Final = frozenset({"properties", "patternProperties", "dependentSch
 
 
 def schema_url_of(facet_class: type[BaseModel]) -> str:
-    url = getattr(facet_class, "__olsdk_schema_url__", None)
+    # The class's own URL: one inherited from its base points at the base's schema.
+    url = vars(facet_class).get("__olsdk_schema_url__")
     if not isinstance(url, str):
         raise LookupError(
             f"{facet_class.__name__} has no schema URL: define it with schema_base_url= and "
@@ -77,6 +78,11 @@ def facet_schema(facet_class: type[BaseModel], *, core_id: str = SPEC_VERSION) -
     entity = entity_of(facet_class)
     key = key_of(facet_class)
     file_id, def_name = split_schema_url(schema_url_of(facet_class), facet_class.__name__)
+    if def_name != facet_class.__name__:
+        raise ValueError(
+            f"{facet_class.__name__}: its schema URL names $defs/{def_name}; a published facet "
+            "file names the class's own definition"
+        )
     base = ENTITY_BASES[entity]
     raw = facet_class.model_json_schema(by_alias=True, mode="validation")
     defs: dict[str, Any] = raw.get("$defs", {})
