@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -25,7 +25,7 @@ class ColumnStats(BaseModel):
     nullCount: int | None = None
 
 
-class Tier(str, Enum):
+class Tier(StrEnum):
     GOLD = "gold"
     SILVER = "silver"
 
@@ -39,7 +39,7 @@ class MyCompanyStatisticsRunFacet(MyCompanyRunFacetBase, version="1-0-0"):
 
     rows: int = Field(description="Rows processed.", examples=[42])
     ratio: float | None = None
-    columns: list[ColumnStats] = []
+    columns: list[ColumnStats] = Field(default_factory=list)
     finishedAt: DateTimeStr | None = None
     dashboard: URIStr | None = None
     tier: Tier | None = None
