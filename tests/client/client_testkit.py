@@ -120,8 +120,9 @@ def restore_environ() -> Iterator[None]:
     os.environ.update(saved)
 
 
-def run_event(job: str = "job", run_id: str = "0190e5c6-5d4a-7b1e-8c3f-1a2b3c4d5e6f",
-              event_type: str = "START", **extra: Any) -> dict[str, Any]:
+def run_event(
+    job: str = "job", run_id: str = "0190e5c6-5d4a-7b1e-8c3f-1a2b3c4d5e6f", event_type: str = "START", **extra: Any
+) -> dict[str, Any]:
     """A minimal valid RunEvent as a dict."""
     return {
         "eventTime": "2024-07-01T12:00:00.000000+00:00",

@@ -47,24 +47,24 @@ def test_file_lookup_order(tmp_path: Path) -> None:
 
 def test_precedence_code_over_env_over_file(tmp_path: Path) -> None:
     yml = write_yml(tmp_path / "ol.yml", http("http://file", timeout=1, endpoint="from/file"))
-    env = {"OPENLINEAGE_CONFIG": str(yml), "OPENLINEAGE__TRANSPORT__TIMEOUT": "2",
-           "OPENLINEAGE__TRANSPORT__COMPRESSION": "gzip"}
-    loaded = load_config({"transport": {"timeout": 3}}, environ=env, cwd=str(tmp_path),
-                         home=str(tmp_path))
+    env = {
+        "OPENLINEAGE_CONFIG": str(yml),
+        "OPENLINEAGE__TRANSPORT__TIMEOUT": "2",
+        "OPENLINEAGE__TRANSPORT__COMPRESSION": "gzip",
+    }
+    loaded = load_config({"transport": {"timeout": 3}}, environ=env, cwd=str(tmp_path), home=str(tmp_path))
     t = loaded.settings.transport
-    assert t == {"type": "http", "url": "http://file", "timeout": 3, "endpoint": "from/file",
-                 "compression": "gzip"}
+    assert t == {"type": "http", "url": "http://file", "timeout": 3, "endpoint": "from/file", "compression": "gzip"}
     assert loaded.origin("transport", "timeout") == "code"
-    assert loaded.origin("transport", "compression") == (
-        "environment variable OPENLINEAGE__TRANSPORT__COMPRESSION")
+    assert loaded.origin("transport", "compression") == ("environment variable OPENLINEAGE__TRANSPORT__COMPRESSION")
     assert loaded.origin("transport", "url") == str(yml)
 
 
 def test_a_different_transport_type_replaces_the_section(tmp_path: Path) -> None:
-    yml = write_yml(tmp_path / "ol.yml", {"transport": {"type": "kafka", "topic": "t",
-                                                        "config": {"bootstrap.servers": "x:1"}}})
-    env = {"OPENLINEAGE_CONFIG": str(yml), "OPENLINEAGE_URL": "http://127.0.0.1:5000",
-           "OPENLINEAGE_API_KEY": "key"}
+    yml = write_yml(
+        tmp_path / "ol.yml", {"transport": {"type": "kafka", "topic": "t", "config": {"bootstrap.servers": "x:1"}}}
+    )
+    env = {"OPENLINEAGE_CONFIG": str(yml), "OPENLINEAGE_URL": "http://127.0.0.1:5000", "OPENLINEAGE_API_KEY": "key"}
     client = OpenLineageClient(environ=env, spool=False)
     assert isinstance(client.transport, HttpTransport)
     assert client.transport.url == "http://127.0.0.1:5000/api/v1/lineage"
@@ -89,8 +89,11 @@ def test_unknown_nested_and_top_level_keys() -> None:
 
 
 def test_bad_env_value_names_the_variable() -> None:
-    env = {"OPENLINEAGE__TRANSPORT__TYPE": "http", "OPENLINEAGE__TRANSPORT__URL": "http://x",
-           "OPENLINEAGE__TRANSPORT__TIMEOUT": "soon"}
+    env = {
+        "OPENLINEAGE__TRANSPORT__TYPE": "http",
+        "OPENLINEAGE__TRANSPORT__URL": "http://x",
+        "OPENLINEAGE__TRANSPORT__TIMEOUT": "soon",
+    }
     with pytest.raises(ConfigError) as err:
         OpenLineageClient(environ=env, spool=False)
     assert err.value.key == "transport.timeout"
@@ -104,16 +107,18 @@ def test_missing_required_key_and_bad_url() -> None:
     with pytest.raises(ConfigError, match=r"transport\.url: need an http\(s\) URL"):
         OpenLineageClient(config=http("localhost:5000"), environ={})
     with pytest.raises(ConfigError, match=r"transport\.sslContext\.caCertPath: no such file"):
-        OpenLineageClient(config=http("https://x", sslContext={"caCertPath": "/nope.pem"}),
-                          environ={})
+        OpenLineageClient(config=http("https://x", sslContext={"caCertPath": "/nope.pem"}), environ={})
 
 
 def test_string_values_stay_strings() -> None:
-    env = {"OPENLINEAGE__TRANSPORT__TYPE": "http", "OPENLINEAGE__TRANSPORT__URL": "http://x",
-           "OPENLINEAGE__TRANSPORT__AUTH__TYPE": "api_key",
-           "OPENLINEAGE__TRANSPORT__AUTH__APIKEY": "007",
-           "OPENLINEAGE__TRANSPORT__CUSTOM_HEADERS__X_VERSION": "0123",
-           "OPENLINEAGE__PRODUCER": "https://example.com/p"}
+    env = {
+        "OPENLINEAGE__TRANSPORT__TYPE": "http",
+        "OPENLINEAGE__TRANSPORT__URL": "http://x",
+        "OPENLINEAGE__TRANSPORT__AUTH__TYPE": "api_key",
+        "OPENLINEAGE__TRANSPORT__AUTH__APIKEY": "007",
+        "OPENLINEAGE__TRANSPORT__CUSTOM_HEADERS__X_VERSION": "0123",
+        "OPENLINEAGE__PRODUCER": "https://example.com/p",
+    }
     client = OpenLineageClient(environ=env, spool=False)
     assert isinstance(client.transport, HttpTransport)
     assert client.transport._headers["Authorization"] == "Bearer 007"
@@ -124,8 +129,12 @@ def test_string_values_stay_strings() -> None:
 def test_client_mutates_neither_environ_nor_config(tmp_path: Path, restore_environ: None) -> None:
     os.environ["OPENLINEAGE_URL"] = "http://127.0.0.1:9"
     before_env = dict(os.environ)
-    config = {"transport": {"type": "composite", "transports": {
-        "f": {"type": "file", "log_file_path": str(tmp_path / "ev.ndjson")}}}}
+    config = {
+        "transport": {
+            "type": "composite",
+            "transports": {"f": {"type": "file", "log_file_path": str(tmp_path / "ev.ndjson")}},
+        }
+    }
     before_config = copy.deepcopy(config)
     client = OpenLineageClient(config=config, spool=False)
     assert isinstance(client.transport, CompositeTransport)
@@ -137,8 +146,7 @@ def test_client_mutates_neither_environ_nor_config(tmp_path: Path, restore_envir
 
 def test_disabled_ignores_even_a_broken_file(tmp_path: Path) -> None:
     yml = write_yml(tmp_path / "ol.yml", {"transport": {"type": "nonsense", "bogus": 1}})
-    client = OpenLineageClient(environ={"OPENLINEAGE_DISABLED": "TRUE",
-                                        "OPENLINEAGE_CONFIG": str(yml)})
+    client = OpenLineageClient(environ={"OPENLINEAGE_DISABLED": "TRUE", "OPENLINEAGE_CONFIG": str(yml)})
     assert isinstance(client.transport, NoopTransport)
     client.emit({"not": "even an event"})
     assert client.close()
@@ -149,8 +157,10 @@ def test_config_show_masks_secrets(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
-    write_yml(tmp_path / "openlineage.yml",
-              http("https://u:hunter2@lineage.example", auth={"type": "api_key", "apiKey": "abc"}))
+    write_yml(
+        tmp_path / "openlineage.yml",
+        http("https://u:hunter2@lineage.example", auth={"type": "api_key", "apiKey": "abc"}),
+    )
     monkeypatch.setenv("OPENLINEAGE__TRANSPORT__TIMEOUT", "9")
     assert main(["config", "show"]) == 0
     out = capsys.readouterr().out
@@ -175,8 +185,7 @@ OFFICIAL_YML = {
         "compression": "gzip",
         "auth": {"type": "api_key", "apiKey": "secret-key"},
         "custom_headers": {"X-Team": "data"},
-        "retry": {"total": 4, "connect": 3, "read": 2, "backoff_factor": 0.5,
-                  "status_forcelist": [500, 503]},
+        "retry": {"total": 4, "connect": 3, "read": 2, "backoff_factor": 0.5, "status_forcelist": [500, 503]},
     },
     "filters": [{"type": "exact", "match": "skip_me"}, {"type": "regex", "regex": "tmp_.*"}],
 }
@@ -214,9 +223,7 @@ def assert_same_http(official: Any, ours: HttpTransport, retry_given: bool = Tru
         assert cfg.retry[key] == getattr(retry, key), key
 
 
-def test_parity_same_yml(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
-) -> None:
+def test_parity_same_yml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None) -> None:
     write_yml(tmp_path / "openlineage.yml", OFFICIAL_YML)
     official = official_client(tmp_path, monkeypatch, {})
     ours = OpenLineageClient(spool=False)
@@ -226,9 +233,13 @@ def test_parity_same_yml(
     from openlineage.client.event_v2 import Job, Run, RunEvent, RunState
 
     for name in ("skip_me", "skip_me_not", "tmp_x", "x_tmp_y", "keep"):
-        event = RunEvent(eventType=RunState.START, eventTime="2024-01-01T00:00:00Z",
-                         run=Run(runId="0190e5c6-5d4a-7b1e-8c3f-1a2b3c4d5e6f"),
-                         job=Job(namespace="n", name=name), producer="https://x")
+        event = RunEvent(
+            eventType=RunState.START,
+            eventTime="2024-01-01T00:00:00Z",
+            run=Run(runId="0190e5c6-5d4a-7b1e-8c3f-1a2b3c4d5e6f"),
+            job=Job(namespace="n", name=name),
+            producer="https://x",
+        )
         dropped_official = official.filter_event(event) is None
         from olsdk.client.filters import JobNameFilter
         from olsdk.transports.base import Payload
@@ -237,9 +248,7 @@ def test_parity_same_yml(
         assert dropped_official == dropped_ours, name
 
 
-def test_parity_same_env(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
-) -> None:
+def test_parity_same_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None) -> None:
     env = {
         "OPENLINEAGE__TRANSPORT__TYPE": "http",
         "OPENLINEAGE__TRANSPORT__URL": "http://127.0.0.1:5000",
@@ -250,7 +259,7 @@ def test_parity_same_env(
         "OPENLINEAGE__TRANSPORT__AUTH": '{"type": "api_key", "apiKey": "env-key"}',
         "OPENLINEAGE__TRANSPORT__CUSTOM_HEADERS__X_ONE": "1",
         "OPENLINEAGE__TRANSPORT__RETRY": '{"total": 2, "connect": 2, "read": 2, '
-                                         '"backoff_factor": 0.1, "status_forcelist": [502]}',
+        '"backoff_factor": 0.1, "status_forcelist": [502]}',
     }
     official = official_client(tmp_path, monkeypatch, env)
     ours = OpenLineageClient(spool=False)
@@ -258,26 +267,36 @@ def test_parity_same_env(
     assert_same_http(official.transport, ours.transport)
 
 
-def test_parity_url_shorthand(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
-) -> None:
-    env = {"OPENLINEAGE_URL": "http://127.0.0.1:5000", "OPENLINEAGE_ENDPOINT": "custom/ep",
-           "OPENLINEAGE_API_KEY": "short-key"}
+def test_parity_url_shorthand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None) -> None:
+    env = {
+        "OPENLINEAGE_URL": "http://127.0.0.1:5000",
+        "OPENLINEAGE_ENDPOINT": "custom/ep",
+        "OPENLINEAGE_API_KEY": "short-key",
+    }
     official = official_client(tmp_path, monkeypatch, env)
     ours = OpenLineageClient(environ=env, spool=False)
     assert isinstance(ours.transport, HttpTransport)
     assert_same_http(official.transport, ours.transport, retry_given=False)
 
 
-def test_parity_kafka_file_composite(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
-) -> None:
+def test_parity_kafka_file_composite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None) -> None:
     log_path = str(tmp_path / "events.ndjson")
-    yml = {"transport": {"type": "composite", "continue_on_failure": False, "transports": {
-        "k": {"type": "kafka", "topic": "lineage", "messageKey": "fixed",
-              "config": {"bootstrap.servers": "127.0.0.1:9", "acks": "all"}, "flush": False},
-        "f": {"type": "file", "log_file_path": log_path, "append": True},
-    }}}
+    yml = {
+        "transport": {
+            "type": "composite",
+            "continue_on_failure": False,
+            "transports": {
+                "k": {
+                    "type": "kafka",
+                    "topic": "lineage",
+                    "messageKey": "fixed",
+                    "config": {"bootstrap.servers": "127.0.0.1:9", "acks": "all", "log_level": 0},
+                    "flush": False,
+                },
+                "f": {"type": "file", "log_file_path": log_path, "append": True},
+            },
+        }
+    }
     write_yml(tmp_path / "openlineage.yml", yml)
     official = official_client(tmp_path, monkeypatch, {})
     ours = OpenLineageClient(spool=False)
@@ -289,11 +308,13 @@ def test_parity_kafka_file_composite(
     k_official, k_ours = theirs["k"], mine["k"]
     assert isinstance(k_ours, KafkaTransport)
     assert (k_official.topic, k_official.message_key, k_official.flush) == (
-        k_ours.settings.topic, k_ours.settings.message_key, k_ours.settings.flush)
+        k_ours.settings.topic,
+        k_ours.settings.message_key,
+        k_ours.settings.flush,
+    )
     assert k_official.kafka_config.config == k_ours.settings.config
     f_official, f_ours = theirs["f"], mine["f"]
     assert isinstance(f_ours, FileTransport)
-    assert (f_official.config.log_file_path, f_official.config.append) == (
-        f_ours.path, f_ours.settings.append)
+    assert (f_official.config.log_file_path, f_official.config.append) == (f_ours.path, f_ours.settings.append)
     official.close(0)
     ours.close(0)

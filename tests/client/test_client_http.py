@@ -25,7 +25,9 @@ def http_client(url: str, spool: Path, **transport: Any) -> OpenLineageClient:
 def test_body_headers_and_auth(server: LineageServer, tmp_path: Path) -> None:
     event = run_event()
     with http_client(
-        server.url, tmp_path / "spool", auth={"type": "api_key", "apiKey": "k-123"},
+        server.url,
+        tmp_path / "spool",
+        auth={"type": "api_key", "apiKey": "k-123"},
         custom_headers={"X-Tenant": "blue"},
     ) as client:
         client.emit(event)
@@ -113,8 +115,10 @@ def test_server_down_spools_then_replay_delivers_once(free_port: int, tmp_path: 
 def test_replay_keeps_later_events_of_a_failing_run(server: LineageServer, tmp_path: Path) -> None:
     spool_path = tmp_path / "spool"
     down = http_client("http://127.0.0.1:9", spool_path, retry={"total": 0})
-    a1, a2 = run_event(run_id="0190e5c6-0000-7000-8000-00000000000a"), run_event(
-        run_id="0190e5c6-0000-7000-8000-00000000000a", event_type="COMPLETE")
+    a1, a2 = (
+        run_event(run_id="0190e5c6-0000-7000-8000-00000000000a"),
+        run_event(run_id="0190e5c6-0000-7000-8000-00000000000a", event_type="COMPLETE"),
+    )
     b1 = run_event(run_id="0190e5c6-0000-7000-8000-00000000000b")
     for event in (a1, a2, b1):
         down.emit(event)
@@ -138,8 +142,10 @@ def test_slow_server_hits_read_timeout_without_hanging(server: LineageServer, tm
 
 
 def test_raise_policy_raises_and_still_spools(free_port: int, tmp_path: Path) -> None:
-    config = {"transport": {"type": "http", "url": f"http://127.0.0.1:{free_port}",
-                            "retry": {"total": 0}}, "error_policy": "raise"}
+    config = {
+        "transport": {"type": "http", "url": f"http://127.0.0.1:{free_port}", "retry": {"total": 0}},
+        "error_policy": "raise",
+    }
     client = OpenLineageClient(config=config, spool=tmp_path / "spool", environ={})
     with pytest.raises(DeliveryError, match="cannot connect"):
         client.emit(run_event())
@@ -149,8 +155,7 @@ def test_raise_policy_raises_and_still_spools(free_port: int, tmp_path: Path) ->
 def test_callback_policy(free_port: int, tmp_path: Path) -> None:
     seen: list[str] = []
     client = OpenLineageClient(
-        config={"transport": {"type": "http", "url": f"http://127.0.0.1:{free_port}",
-                              "retry": {"total": 0}}},
+        config={"transport": {"type": "http", "url": f"http://127.0.0.1:{free_port}", "retry": {"total": 0}}},
         error_policy=lambda payload, error: seen.append(f"{payload.job_name}: {error.target}"),
         spool=tmp_path / "spool",
         environ={},
@@ -163,12 +168,12 @@ def test_secrets_stay_out_of_logs_reprs_and_spool(
     free_port: int, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     url = f"http://user:pa55word@127.0.0.1:{free_port}"
-    client = http_client(url, tmp_path / "spool", retry={"total": 0},
-                         auth={"type": "api_key", "apiKey": "sup3r-s3cret"})
+    client = http_client(
+        url, tmp_path / "spool", retry={"total": 0}, auth={"type": "api_key", "apiKey": "sup3r-s3cret"}
+    )
     with caplog.at_level(logging.DEBUG, logger="olsdk"):
         client.emit(run_event())
-    texts = [caplog.text, repr(client), repr(client.transport),
-             (tmp_path / "spool").read_text(), repr(client.config)]
+    texts = [caplog.text, repr(client), repr(client.transport), (tmp_path / "spool").read_text(), repr(client.config)]
     for text in texts:
         assert "sup3r-s3cret" not in text
         assert "pa55word" not in text
@@ -177,8 +182,7 @@ def test_secrets_stay_out_of_logs_reprs_and_spool(
 
 def test_batch_endpoint_groups_events(server: LineageServer, tmp_path: Path) -> None:
     events = [run_event(job=f"j{i}") for i in range(25)]
-    with http_client(server.url, tmp_path / "spool",
-                     batch={"max_events": 10, "linger": 5}) as client:
+    with http_client(server.url, tmp_path / "spool", batch={"max_events": 10, "linger": 5}) as client:
         for event in events:
             client.emit(event)
         assert client.flush(timeout=30)
@@ -186,8 +190,7 @@ def test_batch_endpoint_groups_events(server: LineageServer, tmp_path: Path) -> 
     batch_posts = [r for r in server.requests if r.path == "/api/v1/lineage/batch"]
     assert batch_posts, "events went out one by one"
     assert all(len(json.loads(r.body)) <= 10 for r in batch_posts)
-    assert sum(len(json.loads(r.body)) for r in batch_posts) + (
-        len(server.requests) - len(batch_posts)) == 25
+    assert sum(len(json.loads(r.body)) for r in batch_posts) + (len(server.requests) - len(batch_posts)) == 25
 
 
 def test_batch_falls_back_to_single_posts(tmp_path: Path) -> None:
@@ -205,12 +208,15 @@ def test_batch_falls_back_to_single_posts(tmp_path: Path) -> None:
 
 
 def test_batch_per_event_outcomes(server: LineageServer, tmp_path: Path) -> None:
-    report = {"status": "partial_success",
-              "summary": {"received": 3, "successful": 1, "failed": 2},
-              "failed_events": [{"index": 0, "reason": "Timeout", "retriable": True},
-                                {"index": 2, "reason": "Unsupported facets", "retriable": False}]}
-    server.batch_reply = Reply(200, {"Content-Type": "application/json"},
-                               json.dumps(report).encode())
+    report = {
+        "status": "partial_success",
+        "summary": {"received": 3, "successful": 1, "failed": 2},
+        "failed_events": [
+            {"index": 0, "reason": "Timeout", "retriable": True},
+            {"index": 2, "reason": "Unsupported facets", "retriable": False},
+        ],
+    }
+    server.batch_reply = Reply(200, {"Content-Type": "application/json"}, json.dumps(report).encode())
     events = [run_event(job=f"j{i}") for i in range(3)]
     spool_path = tmp_path / "spool"
     with http_client(server.url, spool_path, batch={"max_events": 3, "linger": 5}) as client:
