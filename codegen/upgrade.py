@@ -61,7 +61,7 @@ def release_info(folder: Path) -> tuple[str, str] | None:
 
     Understands the rows of `../shared/openlineage-spec/PROVENANCE.md`:
     `| current/ | OpenLineage repository, main at commit 8f02abfb7a25 | 2026-08-20 | ...`
-    gives ("current (main at 8f02abfb7a25, 2026-08-20)", "8f02abfb7a25") and
+    gives ("main-8f02abfb7a25", "8f02abfb7a25") and
     `| 1.30.0/ | OpenLineage repository, tag 1.30.0 | ...` gives ("1.30.0", "1.30.0").
     """
     for candidate in (folder / "PROVENANCE.md", folder.parent / "PROVENANCE.md"):
@@ -71,13 +71,13 @@ def release_info(folder: Path) -> tuple[str, str] | None:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if len(cells) < 3 or cells[0].rstrip("/") != folder.name:
                 continue
-            upstream, date = cells[1], cells[2]
+            upstream = cells[1]
             tag = re.search(r"\btag ([\w.\-]+)", upstream)
             if tag:
                 return tag[1], tag[1]
             commit = re.search(r"\b([\w.\-/]+) at commit ([0-9a-fA-F]{7,40})\b", upstream)
             if commit:
-                return f"{folder.name} ({commit[1]} at {commit[2]}, {date})", commit[2]
+                return f"{commit[1]}-{commit[2]}", commit[2]
     return None
 
 
