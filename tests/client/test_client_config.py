@@ -318,3 +318,72 @@ def test_parity_kafka_file_composite(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert (f_official.config.log_file_path, f_official.config.append) == (f_ours.path, f_ours.settings.append)
     official.close(0)
     ours.close(0)
+
+
+# -- the documentation stays true -------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "client.md"
+
+
+def docs_yml() -> str:
+    text = DOCS.read_text()
+    return text.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_docs_example_works_for_both_clients(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
+) -> None:
+    (tmp_path / "openlineage.yml").write_text(docs_yml())
+    official = official_client(tmp_path, monkeypatch, {})
+    ours = OpenLineageClient(spool=False)
+    assert isinstance(ours.transport, HttpTransport)
+    assert type(official.transport).__name__ == "HttpTransport"
+    assert ours.transport.url == "https://lineage.example.com/marquez/api/v1/lineage"
+    assert ours.producer == "https://github.com/acme/pipelines"
+    import olsdk
+
+    olsdk.set_default_producer("https://github.com/olsdk/olsdk")
+
+
+def test_docs_table_lists_every_key() -> None:
+    import dataclasses
+    import typing
+
+    from olsdk.client.settings import ClientSettings
+    from olsdk.transports import (
+        BufferedSettings,
+        ConsoleSettings,
+        FileSettings,
+        HttpSettings,
+        KafkaSettings,
+    )
+    from olsdk.transports.composite import CompositeSettings
+    from olsdk.transports.settings import display_name
+
+    table = "\n".join(line for line in DOCS.read_text().splitlines() if line.startswith("|"))
+
+    def names(cls: type) -> list[str]:
+        out = []
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            out.append(display_name(f))
+            inner = [a for a in (hints[f.name], *typing.get_args(hints[f.name])) if dataclasses.is_dataclass(a)]
+            if inner:
+                out.extend(names(inner[0]))  # type: ignore[arg-type]
+        return out
+
+    classes = (
+        ClientSettings,
+        HttpSettings,
+        FileSettings,
+        ConsoleSettings,
+        KafkaSettings,
+        CompositeSettings,
+        BufferedSettings,
+    )
+    missing = {n for cls in classes for n in names(cls) if n not in table}
+    assert not missing
+    from olsdk.transports import transport_kinds
+
+    for kind in transport_kinds():
+        assert f"**`type: {kind}`**" in table

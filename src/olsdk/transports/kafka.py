@@ -153,7 +153,8 @@ class KafkaTransport(Transport):
             self.producer.produce(topic, value=value, key=key, on_delivery=callback)
 
     def flush(self, timeout: float | None = None) -> bool:
-        left: int = self.producer.flush(-1 if timeout is None else timeout)
+        # never block forever on an unreachable broker
+        left: int = self.producer.flush(self.settings.flush_timeout if timeout is None else timeout)
         return left == 0
 
     def close(self, timeout: float | None = None) -> bool:
