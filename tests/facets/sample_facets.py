@@ -8,12 +8,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from olsdk.facets import (
+    CustomDatasetFacet,
     CustomInputDatasetFacet,
     CustomJobFacet,
     CustomRunFacet,
     DateTimeStr,
     URIStr,
 )
+from olsdk.models import JobFacets
 
 BASE = "https://schemas.example.com/olfacets"
 
@@ -61,4 +63,23 @@ class MyCompanyS3ScanInputDatasetFacet(
     prefix: str | None = None
 
 
-FACETS = (MyCompanyStatisticsRunFacet, MyCompanyOwnerJobFacet, MyCompanyS3ScanInputDatasetFacet)
+class Node(BaseModel):
+    """A field of a nested schema: a tree, so it cannot be inlined."""
+
+    name: str
+    children: list[Node] | None = None
+
+
+class MyCompanyLayoutDatasetFacet(CustomDatasetFacet, prefix="myCompany", schema_base_url=BASE, version="1-0-0"):
+    """A nested layout, and the facets of the job that wrote it."""
+
+    root: Node
+    writerFacets: JobFacets | None = None
+
+
+FACETS = (
+    MyCompanyStatisticsRunFacet,
+    MyCompanyOwnerJobFacet,
+    MyCompanyS3ScanInputDatasetFacet,
+    MyCompanyLayoutDatasetFacet,
+)

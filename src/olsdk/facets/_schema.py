@@ -14,13 +14,16 @@ The class's own fields (those its spec base facet does not have) come from pydan
 JSON Schema, normalised so the file reads like the spec's and survives a trip through
 the generator (`python -m codegen generate --extra-facets`) unchanged:
 
-- nested models are inlined (the generator hoists them back into classes); a model that
-  contains itself cannot be inlined and is refused;
+- nested models are inlined (the generator hoists them back into classes), except a
+  model that contains itself (a tree of fields, say): it becomes a `$defs` entry of the
+  file named `<ClassName><Model>`, as the spec's `SchemaDatasetFacetFields` is;
 - `title`s are dropped, and so is `additionalProperties: true` (absent means the same);
 - an optional field (not required) loses its `null` branch and a `default: null`:
   OpenLineage leaves a missing value out rather than sending `null` (so leave such a
   field unset rather than setting it to `None`; the generator types every optional
   field `X | None` in return);
+- a typed facet map (`RunFacets`, ...) becomes the spec's
+  `{"type": "object", "additionalProperties": {"$ref": "<core>#/$defs/RunFacet"}}`;
 - olsdk's checked strings (`UUIDStr`, `URIStr`, `DateTimeStr`) become the `format`s the
   spec uses (`uuid`, `uri`, `date-time`);
 - `required` is sorted.
@@ -31,13 +34,22 @@ beyond the spec base, in one self-contained file.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Final
 
 from pydantic import BaseModel
 
 from olsdk._runtime import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from olsdk.facets._base import ENTITY_BASES, entity_of, key_of
-from olsdk.models import SPEC_VERSION
+from olsdk.models import (
+    SPEC_VERSION,
+    DatasetFacets,
+    FacetContainer,
+    InputDatasetFacets,
+    JobFacets,
+    OutputDatasetFacets,
+    RunFacets,
+)
 
 SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 
@@ -48,6 +60,13 @@ _SCHEMA: Final = frozenset(
      "unevaluatedItems", "unevaluatedProperties"}
 )
 _SCHEMA_LIST: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_CONTAINERS: Final[dict[str, type[FacetContainer]]] = {
+    "RunFacet": RunFacets,
+    "JobFacet": JobFacets,
+    "DatasetFacet": DatasetFacets,
+    "InputDatasetFacet": InputDatasetFacets,
+    "OutputDatasetFacet": OutputDatasetFacets,
+}
 _SCHEMA_MAP: Final = frozenset({"properties", "patternProperties", "dependentSchemas"})
 
 
@@ -86,55 +105,125 @@ def facet_schema(facet_class: type[BaseModel], *, core_id: str = SPEC_VERSION) -
     base = ENTITY_BASES[entity]
     raw = facet_class.model_json_schema(by_alias=True, mode="validation")
     defs: dict[str, Any] = raw.get("$defs", {})
+    top = raw
+    while isinstance(top.get("$ref"), str):  # pydantic refers to a model that others refer to
+        top = defs[top["$ref"].removeprefix("#/$defs/")]
     base_names = {info.alias or name for name, info in base.model_fields.items()}
-    required = set(raw.get("required", [])) - base_names
-    own = {name: schema for name, schema in raw.get("properties", {}).items() if name not in base_names}
-    body: dict[str, Any] = _clean(
-        {"type": "object", "properties": own, "required": sorted(required)}, defs, ()
+    required = set(top.get("required", [])) - base_names
+    own = {name: schema for name, schema in top.get("properties", {}).items() if name not in base_names}
+    normaliser = _Normaliser(defs, facet_class.__name__, core_id)
+    body: dict[str, Any] = normaliser.clean(
+        {"type": "object", "properties": own, "required": sorted(required)}, ()
     )
     definition: dict[str, Any] = {
         "allOf": [{"$ref": f"{core_id}#/$defs/{base.__name__}"}, body],
         "type": "object",
     }
-    if isinstance(raw.get("description"), str):
-        definition["description"] = raw["description"]
+    if isinstance(top.get("description"), str):
+        definition["description"] = top["description"]
     return {
         "$schema": SCHEMA_DIALECT,
         "$id": file_id,
-        "$defs": {def_name: definition},
+        "$defs": {def_name: definition, **normaliser.local_defs},
         "type": "object",
         "properties": {key: {"$ref": f"#/$defs/{def_name}"}},
     }
 
 
-def _clean(node: Any, defs: dict[str, Any], stack: tuple[str, ...]) -> Any:
-    """Normalise one schema node (see the module docstring)."""
+def _container_base(def_name: str, schema: dict[str, Any]) -> str | None:
+    """The base facet whose typed facet map (`RunFacets`...) pydantic's def `def_name` is."""
+    for base, container in _CONTAINERS.items():
+        if def_name == container.__name__ and schema.get("description") == inspect.cleandoc(
+            container.__doc__ or ""
+        ):
+            return base
+    return None
+
+
+def _refs(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["$ref"].removeprefix("#/$defs/")} if isinstance(node.get("$ref"), str) else set()
+        return found.union(*(_refs(v) for v in node.values()))
     if isinstance(node, list):
-        return [_clean(item, defs, stack) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        name = ref[len("#/$defs/") :]
-        if name in stack:
-            raise TypeError(
-                f"{name} contains itself ({' -> '.join((*stack, name))}): a recursive model "
-                "cannot be exported inline in a facet schema"
-            )
+        return set().union(*(_refs(v) for v in node))
+    return set()
+
+
+def _cyclic(defs: dict[str, Any]) -> set[str]:
+    """The definitions that (directly or not) contain themselves; facet maps end a path."""
+    defs = {name: schema for name, schema in defs.items() if _container_base(name, schema) is None}
+    edges = {name: _refs(schema) & defs.keys() for name, schema in defs.items()}
+    cyclic = set()
+    for start in defs:
+        seen: set[str] = set()
+        todo = list(edges[start])
+        while todo:
+            name = todo.pop()
+            if name == start:
+                cyclic.add(start)
+                break
+            if name not in seen:
+                seen.add(name)
+                todo.extend(edges[name])
+    return cyclic
+
+
+class _Normaliser:
+    """Normalises pydantic's schema of one facet class (see the module docstring).
+
+    Nested models are inlined, except those that contain themselves: they go to the
+    file's `$defs`, named after the facet class (`<ClassName><Model>`) so that generated
+    class names stay unique across facet files.
+    """
+
+    def __init__(self, defs: dict[str, Any], owner: str, core_id: str) -> None:
+        self.defs = defs
+        self.owner = owner
+        self.core_id = core_id
+        self.cyclic = _cyclic(defs)
+        self.local_defs: dict[str, Any] = {}
+
+    def local_name(self, name: str) -> str:
+        return name if name.startswith(self.owner) else self.owner + name
+
+    def clean(self, node: Any, stack: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [self.clean(item, stack) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
         siblings = {k: v for k, v in node.items() if k != "$ref"}
-        return _clean({**defs[name], **siblings}, defs, (*stack, name))
-    out: dict[str, Any] = {}
-    for keyword, value in node.items():
-        if keyword == "title" or (keyword == "additionalProperties" and value is True):
-            continue
-        if keyword in _SCHEMA:
-            out[keyword] = _clean(value, defs, stack)
-        elif keyword in _SCHEMA_LIST:
-            out[keyword] = [_clean(item, defs, stack) for item in value]
-        elif keyword in _SCHEMA_MAP:
-            out[keyword] = {name: _clean(sub, defs, stack) for name, sub in value.items()}
-        else:
-            out[keyword] = value
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            base = _container_base(name, self.defs[name])
+            if base is not None:  # a typed facet map: the spec's form, facets of one base
+                facet_map = {"type": "object", "additionalProperties": {"$ref": f"{self.core_id}#/$defs/{base}"}}
+                return {**facet_map, **self.clean(siblings, stack)}
+            if name == self.owner or name in stack:
+                raise TypeError(f"{self.owner}: a facet cannot contain itself ({name})")
+            if name not in self.cyclic:
+                return self.clean({**self.defs[name], **siblings}, (*stack, name))
+            local = self.local_name(name)
+            if local not in self.local_defs:
+                self.local_defs[local] = {}  # placeholder: the definition refers to itself
+                self.local_defs[local] = self.clean(self.defs[name], ())
+            return {"$ref": f"#/$defs/{local}", **self.clean(siblings, stack)}
+        out: dict[str, Any] = {}
+        for keyword, value in node.items():
+            if keyword == "title" or (keyword == "additionalProperties" and value is True):
+                continue
+            if keyword in _SCHEMA:
+                out[keyword] = self.clean(value, stack)
+            elif keyword in _SCHEMA_LIST:
+                out[keyword] = [self.clean(item, stack) for item in value]
+            elif keyword in _SCHEMA_MAP:
+                out[keyword] = {name: self.clean(sub, stack) for name, sub in value.items()}
+            else:
+                out[keyword] = value
+        return _finish(out)
+
+
+def _finish(out: dict[str, Any]) -> dict[str, Any]:
     pattern = out.get("pattern")
     if out.get("type") == "string" and pattern in _FORMAT_OF_PATTERN:
         del out["pattern"]
