@@ -129,3 +129,22 @@ def test_async_failures_are_spooled_and_raised_on_flush_in_raise_mode(tmp_path: 
         raise AssertionError("flush() should raise in raise mode")
     assert len(Spool(tmp_path / "spool")) == 1
     client.close()
+
+
+def test_queued_events_are_delivered_at_interpreter_exit(server: LineageServer, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = f"""
+import json
+from olsdk.client import OpenLineageClient
+config = {{"transport": {{"type": "buffered", "transport": {{"type": "http", "url": "{server.url}"}}}}}}
+client = OpenLineageClient(config=config, spool={str(tmp_path / "spool")!r}, environ={{}})
+event = {json.dumps(run_event())!r}
+for _ in range(200):
+    client.emit(event)
+# no flush(), no close(): the atexit hook must drain the queue
+"""
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+    assert len(server.events) == 200
+    assert not (tmp_path / "spool").exists()

@@ -166,9 +166,7 @@ class Transport:
         self._on_failure: FailureHandler = _log_failure
 
     @classmethod
-    def check_settings(
-        cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None
-    ) -> Any:
+    def check_settings(cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None) -> Any:
         """Validate a configuration mapping without building anything; return the settings."""
         if cls.settings_class is None:
             if data:

@@ -94,9 +94,7 @@ class BufferedTransport(Transport):
         return cls(inner, settings, name=name, priority=priority)
 
     @classmethod
-    def check_settings(
-        cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None
-    ) -> Any:
+    def check_settings(cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None) -> Any:
         settings = build(BufferedSettings, data, path, origins)
         check_transport(settings.transport, (*path, "transport"), origins)
         return settings
@@ -127,9 +125,7 @@ class BufferedTransport(Transport):
             if len(self._queue) >= self.settings.max_queue_size:
                 if self.settings.on_full == "block":
                     self._cond.wait_for(
-                        lambda: (
-                            len(self._queue) < self.settings.max_queue_size or not self._accepting
-                        ),
+                        lambda: len(self._queue) < self.settings.max_queue_size or not self._accepting,
                         self.settings.block_timeout,
                     )
                 if len(self._queue) >= self.settings.max_queue_size or not self._accepting:
@@ -216,9 +212,7 @@ class BufferedTransport(Transport):
             self._unfinished -= len(left)
             self._cond.notify_all()
         for payload in left:  # never drop: the failure handler spools them
-            self.report_failure(
-                payload, DeliveryError("not delivered before close timeout", target=self.label)
-            )
+            self.report_failure(payload, DeliveryError("not delivered before close timeout", target=self.label))
         inner_ok = self.inner.close(timeout)  # also cuts short retry sleeps of an in-flight group
         self._worker.join(timeout)
         _LIVE.discard(self)

@@ -82,9 +82,7 @@ class CompositeTransport(Transport):
         return cls(children, settings, name=name, priority=priority)
 
     @classmethod
-    def check_settings(
-        cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None
-    ) -> Any:
+    def check_settings(cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None) -> Any:
         settings = build(CompositeSettings, data, path, origins)
         base = (*path, "transports")
         if isinstance(settings.transports, dict):
@@ -127,11 +125,7 @@ class CompositeTransport(Transport):
                 continue
             if not self.settings.continue_on_failure:
                 for skipped in self.transports[index + 1 :]:
-                    failures.append(
-                        DeliveryError(
-                            f"not attempted after {child.label} failed", target=skipped.label
-                        )
-                    )
+                    failures.append(DeliveryError(f"not attempted after {child.label} failed", target=skipped.label))
                 break
         if failures:
             reasons = "; ".join(f"{f.target}: {f.reason}" for f in failures)
@@ -149,9 +143,7 @@ class CompositeTransport(Transport):
         return all([child.close(timeout) for child in self.transports])
 
     def synchronous(self) -> Transport:
-        return CompositeTransport(
-            [child.synchronous() for child in self.transports], self.settings, name=self.name
-        )
+        return CompositeTransport([child.synchronous() for child in self.transports], self.settings, name=self.name)
 
     def __repr__(self) -> str:
         return f"<CompositeTransport transports={self.transports!r}>"

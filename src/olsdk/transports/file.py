@@ -70,9 +70,7 @@ class FileTransport(Transport):
     kind = "file"
     settings_class = FileSettings
 
-    def __init__(
-        self, settings: FileSettings, *, name: str | None = None, priority: int = 0
-    ) -> None:
+    def __init__(self, settings: FileSettings, *, name: str | None = None, priority: int = 0) -> None:
         super().__init__(name=name, priority=priority)
         self.settings = settings
         self.path = local_path(settings.log_file_path)

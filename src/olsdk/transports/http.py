@@ -75,9 +75,7 @@ class SslContextSettings:
         for key in ("ca_cert_path", "client_cert_path", "client_key_path"):
             path = getattr(self, key)
             if path and not os.path.isfile(os.path.expanduser(path)):
-                name = {"ca_cert_path": "caCertPath", "client_cert_path": "clientCertPath"}.get(
-                    key, "clientKeyPath"
-                )
+                name = {"ca_cert_path": "caCertPath", "client_cert_path": "clientCertPath"}.get(key, "clientKeyPath")
                 raise ConfigError(
                     f"transport.sslContext.{name}: no such file: {path!r}",
                     f"transport.sslContext.{name}",
@@ -203,9 +201,7 @@ class HttpTransport(Transport):
         batch = settings.batch
         self.batch_url = join_url(
             settings.url,
-            batch.endpoint
-            if batch and batch.endpoint
-            else f"{settings.endpoint.rstrip('/')}/batch",
+            batch.endpoint if batch and batch.endpoint else f"{settings.endpoint.rstrip('/')}/batch",
         )
         self.batch_supported: bool | None = None  # unknown until the first batch is posted
         read = settings.timeout
@@ -287,9 +283,7 @@ class HttpTransport(Transport):
         return failed
 
     @staticmethod
-    def _chunks(
-        payloads: Sequence[Payload], max_events: int, max_bytes: int
-    ) -> list[list[Payload]]:
+    def _chunks(payloads: Sequence[Payload], max_events: int, max_bytes: int) -> list[list[Payload]]:
         chunks: list[list[Payload]] = []
         current: list[Payload] = []
         size = 2
@@ -323,9 +317,7 @@ class HttpTransport(Transport):
         self.batch_supported = True
         return self._batch_outcomes(chunk, response)
 
-    def _batch_outcomes(
-        self, chunk: list[Payload], response: requests.Response
-    ) -> list[tuple[Payload, DeliveryError]]:
+    def _batch_outcomes(self, chunk: list[Payload], response: requests.Response) -> list[tuple[Payload, DeliveryError]]:
         """Per-event results of a batch (the spec's 200 response body)."""
         if response.status_code == 204 or not response.content:
             return []
@@ -348,17 +340,13 @@ class HttpTransport(Transport):
             if item.get("retriable"):
                 retry.append(chunk[index])
             else:
-                error = DeliveryError(
-                    f"batch endpoint: {reason}", target=self.label, retriable=False
-                )
+                error = DeliveryError(f"batch endpoint: {reason}", target=self.label, retriable=False)
                 failed.append((chunk[index], error))
         # retriable rejections get their own posts, with the usual retries
         failed.extend(super().send_many(retry))
         return failed
 
-    def _post(
-        self, url: str, body: bytes, give_up_on: frozenset[int] = frozenset()
-    ) -> requests.Response:
+    def _post(self, url: str, body: bytes, give_up_on: frozenset[int] = frozenset()) -> requests.Response:
         """POST with retries; return the response (2xx or in ``give_up_on``) or raise."""
         retry = self.settings.retry
         data = gzip.compress(body, compresslevel=3) if self.settings.compression == "gzip" else body
@@ -385,9 +373,7 @@ class HttpTransport(Transport):
                 budget = connect
             except requests.exceptions.Timeout:
                 read -= 1
-                error = self._error(
-                    f"no response from {mask_url(url)} within {self.timeout[1]:g}s (read timeout)"
-                )
+                error = self._error(f"no response from {mask_url(url)} within {self.timeout[1]:g}s (read timeout)")
                 budget = read
             except requests.exceptions.RequestException as exc:
                 raise self._error(f"request failed: {exc}", retriable=False) from None

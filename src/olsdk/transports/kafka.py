@@ -92,16 +92,13 @@ class KafkaTransport(Transport):
             import confluent_kafka
         except ImportError:
             raise ConfigError(
-                "transport.type: the kafka transport needs confluent-kafka "
-                "(pip install 'olsdk[kafka]')",
+                "transport.type: the kafka transport needs confluent-kafka (pip install 'olsdk[kafka]')",
                 "transport.type",
             ) from None
         try:
             return confluent_kafka.Producer(dict(self.settings.config))
         except confluent_kafka.KafkaException as exc:  # e.g. an unknown property
-            raise ConfigError(
-                f"transport.config: {exc.args[0].str()}", "transport.config"
-            ) from None
+            raise ConfigError(f"transport.config: {exc.args[0].str()}", "transport.config") from None
 
     def message(self, payload: Payload) -> tuple[str, str, bytes]:
         """(topic, key, value) of the Kafka message for ``payload``."""
@@ -117,9 +114,7 @@ class KafkaTransport(Transport):
         def on_delivery(err: Any, _msg: Any) -> None:
             error = None
             if err is not None:
-                error = DeliveryError(
-                    f"kafka: {err.str()}", target=self.label, retriable=bool(err.retriable())
-                )
+                error = DeliveryError(f"kafka: {err.str()}", target=self.label, retriable=bool(err.retriable()))
             with self._lock:
                 pending.done, pending.error = True, error
                 self._pending.discard(pending)

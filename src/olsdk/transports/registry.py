@@ -55,9 +55,7 @@ def _resolve(
     fields = {norm(k): v for k, v in config.items()}
     kind = fields.get("type")
     if not kind:
-        raise ConfigError(
-            f"{'.'.join(path)}.type: required key is missing", f"{'.'.join(path)}.type"
-        )
+        raise ConfigError(f"{'.'.join(path)}.type: required key is missing", f"{'.'.join(path)}.type")
     kind = str(kind).lower()
     cls = _KINDS.get(kind)
     if cls is None:
@@ -92,9 +90,7 @@ def create_transport(
     return cls.from_settings(rest, path, origins, name=label, priority=priority)
 
 
-def check_transport(
-    config: Any, path: tuple[str, ...] = ("transport",), origins: Origins | None = None
-) -> None:
+def check_transport(config: Any, path: tuple[str, ...] = ("transport",), origins: Origins | None = None) -> None:
     """Validate a transport mapping (and its children) without building anything."""
     origins = origins or {}
     cls, rest, _, _ = _resolve(config, path, origins)

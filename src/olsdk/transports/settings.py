@@ -86,9 +86,7 @@ def suggest(key: str, candidates: list[str]) -> str | None:
     return by_norm[hits[0]] if hits else None
 
 
-def unknown_key_error(
-    key: str, path: tuple[str, ...], candidates: list[str], origins: Origins
-) -> ConfigError:
+def unknown_key_error(key: str, path: tuple[str, ...], candidates: list[str], origins: Origins) -> ConfigError:
     hint = suggest(key, candidates)
     did_you_mean = f"; did you mean '{hint}'?" if hint else ""
     valid = ", ".join(sorted(candidates))
@@ -122,20 +120,15 @@ def build(cls: type[T], data: Any, path: tuple[str, ...], origins: Origins | Non
             names = [display_name(f) for f in fields.values()]
             raise unknown_key_error(key, path, names, origins)
         fpath = (*path, display_name(field))
-        free = bool(field.metadata.get("free_keys", False))
-        values[field.name] = coerce(hints[field.name], raw_value, fpath, origins, free_keys=free)
+        values[field.name] = coerce(hints[field.name], raw_value, fpath, origins)
     for field in fields.values():
-        required = (
-            field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
-        )
+        required = field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
         if required and field.name not in values:
             raise _fail("required key is missing", (*path, display_name(field)), origins)
     return cls(**values)
 
 
-def coerce(
-    tp: Any, value: Any, path: tuple[str, ...], origins: Origins, *, free_keys: bool = False
-) -> Any:
+def coerce(tp: Any, value: Any, path: tuple[str, ...], origins: Origins) -> Any:
     """Turn ``value`` into type ``tp`` or raise a :class:`ConfigError` naming ``path``."""
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
@@ -148,7 +141,7 @@ def coerce(
         errors: list[ConfigError] = []
         for option in options:
             try:
-                return coerce(option, value, path, origins, free_keys=free_keys)
+                return coerce(option, value, path, origins)
             except ConfigError as exc:
                 errors.append(exc)
         raise errors[0]
@@ -212,9 +205,7 @@ def coerce(
     raise TypeError(f"unsupported settings type {tp!r} at {_dotted(path)}")  # programming error
 
 
-_SECRET_KEY = re.compile(
-    r"(api_?key|secret|password|passwd|token|credential|authorization)", re.IGNORECASE
-)
+_SECRET_KEY = re.compile(r"(api_?key|secret|password|passwd|token|credential|authorization)", re.IGNORECASE)
 
 
 def _mask_url(text: str) -> str:
