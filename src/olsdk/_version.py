@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import re
+import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
@@ -78,7 +79,8 @@ class VersionAction(argparse.Action):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> NoReturn:
-        parser.exit(message=version_text() + "\n")
+        sys.stdout.write(version_text() + "\n")  # like argparse's own version action
+        parser.exit()
 
 
 if __name__ == "__main__":

@@ -338,3 +338,43 @@ def test_release_download_through_upstream_urls(tmp_path: Path) -> None:
     assert result.class_count > 50 and (project / "generated" / "olsdk_generated" / "models.py").exists()
     ours = {f["path"] for f in manifest["files"]}
     assert ours == {p for p in served if p.endswith((".json", ".md", ".yml"))}
+
+
+def test_spec_compat_with_the_repository_models() -> None:
+    from olsdk import ValidationError
+    from olsdk.spec_compat import check_event, parse_event_checked, spec_versions
+
+    mine = spec_versions()["core_version"]
+    event = json.loads(json.dumps(SAMPLE))
+    event["schemaURL"] = "https://openlineage.io/spec/9-9-9/OpenLineage.json#/$defs/RunEvent"
+    event["job"]["futureField"] = 1
+    parsed, notes = parse_event_checked(event)
+    assert parsed.job.name == "job"
+    assert notes[0] == f"schemaURL names OpenLineage 9-9-9, models are {mine}"
+    assert f"job.futureField: not a field of Job in OpenLineage {mine} (kept as extra data)" in notes
+    assert check_event(json.dumps(event)) == notes
+
+    del event["job"]["name"]
+    with pytest.raises(ValidationError) as info:
+        parse_event_checked(event)
+    assert f"spec version: schemaURL names OpenLineage 9-9-9, models are {mine}" in info.value.__notes__
+
+
+def test_version_text_names_the_generated_snapshot() -> None:
+    import olsdk_generated
+
+    from olsdk._version import version_text
+
+    text = version_text()
+    assert olsdk_generated.SPEC_VERSION in text and olsdk_generated.MANIFEST_SHA256 in text
+    assert text.splitlines()[0].startswith("olsdk ")
+
+
+def test_olsdk_version_flag() -> None:
+    from olsdk._version import version_text
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "olsdk.cli", "--version"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == version_text()
