@@ -87,9 +87,7 @@ def _olsdk_client(url: str, batch: bool) -> tuple[Callable[[Any], None], Callabl
     transport: dict[str, Any] = {"type": "http", "url": url}
     if batch:
         transport["batch"] = {"max_events": 100, "on_full": "block"}
-    client = OpenLineageClient(
-        config={"transport": transport}, spool=False, error_policy="raise", environ={}
-    )
+    client = OpenLineageClient(config={"transport": transport}, spool=False, error_policy="raise", environ={})
 
     def flush() -> None:
         if not client.flush(timeout=120):
@@ -98,9 +96,7 @@ def _olsdk_client(url: str, batch: bool) -> tuple[Callable[[Any], None], Callabl
     return client.emit, flush
 
 
-def measures(
-    sink: Sink, events: int, official_event: Any, olsdk_event: Any
-) -> tuple[dict[str, Measure], list[str]]:
+def measures(sink: Sink, events: int, official_event: Any, olsdk_event: Any) -> tuple[dict[str, Measure], list[str]]:
     """The delivery contenders (ns per delivered event) and the names still pending."""
 
     def deliver(emit: Callable[[Any], None], done: Callable[[], None], event: Any) -> Measure:

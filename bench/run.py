@@ -31,8 +31,8 @@ GROUPS = ("parse", "serialise", "emit", "schema", "http", "memory")
 
 @dataclass
 class Settings:
-    rounds: int = 9
-    sample_seconds: float = 0.12
+    rounds: int = 7
+    sample_seconds: float = 0.1
     http_events: int = 10_000
     http_rounds: int = 3
     ndjson_bytes: int = 256 * 1024 * 1024
@@ -72,16 +72,19 @@ def run(settings: Settings) -> Results:
         if group not in settings.only:
             continue
         for workload in ("full", "minimal"):
-            _log(f"bench: {group} / {workload}")
+            _log(f"bench: {group} / {workload} ({time.perf_counter() - t0:.0f} s)")
             case = build(inputs[workload], settings.sample_seconds)
             measures = {c.name: c.measure for c in case.contenders}
             series = interleave(measures, case.reference, settings.rounds)
             results.measured.append(Measured(case, series))
     if "http" in settings.only:
-        _log(f"bench: http / {settings.http_events} minimal events x {settings.http_rounds} rounds")
+        _log(
+            f"bench: http / {settings.http_events} minimal events x {settings.http_rounds}"
+            f" rounds ({time.perf_counter() - t0:.0f} s)"
+        )
         results.measured.append(_http(settings, inputs["minimal"]))
     if "memory" in settings.only:
-        _log(f"bench: memory / {settings.ndjson_bytes / 2**20:.0f} MiB NDJSON")
+        _log(f"bench: memory / {settings.ndjson_bytes / 2**20:.0f} MiB NDJSON ({time.perf_counter() - t0:.0f} s)")
         results.memory = memory.run(settings.ndjson_bytes)
     results.seconds = time.perf_counter() - t0
     return results
@@ -89,9 +92,7 @@ def run(settings: Settings) -> Results:
 
 def _http(settings: Settings, inp: cases.Inputs) -> Measured:
     with delivery.Sink() as sink:
-        measures, pending = delivery.measures(
-            sink, settings.http_events, inp.official_event, inp.olsdk_event
-        )
+        measures, pending = delivery.measures(sink, settings.http_events, inp.official_event, inp.olsdk_event)
         series = interleave(measures, delivery.OFFICIAL, settings.http_rounds)
     case = cases.Case(
         "http",
@@ -160,15 +161,11 @@ def table_rows(results: Results) -> list[list[str]]:
         for name in case.pending:
             verdict = "PENDING" if case.target and case.target[0] == name else ""
             target = f">= {case.target[1]:g}x" if verdict else ""
-            rows.append(
-                [case.title, case.workload, name, "pending", "-", "-", "-", target, verdict]
-            )
+            rows.append([case.title, case.workload, name, "pending", "-", "-", "-", target, verdict])
     mem = results.memory
     if mem is not None:
         size = f"{mem['bytes'] / 2**20:,.0f} MiB NDJSON, {mem['events']:,} full"
-        rss = " -> ".join(
-            f"{mb:.0f}" for _, mb in mem["samples"][:: max(1, len(mem["samples"]) // 5)]
-        )
+        rss = " -> ".join(f"{mb:.0f}" for _, mb in mem["samples"][:: max(1, len(mem["samples"]) // 5)])
         rows.append(
             [
                 "streaming validation RSS",
@@ -363,13 +360,11 @@ def write_doc(path: Path, generated: str) -> None:
 def parse_args(argv: list[str] | None) -> tuple[Settings, Path | None, str]:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smoke run: seconds, not minutes")
-    parser.add_argument("--rounds", type=int, help="rounds per micro-benchmark (default 9)")
-    parser.add_argument("--sample-ms", type=float, help="length of one sample (default 120)")
+    parser.add_argument("--rounds", type=int, help="rounds per micro-benchmark (default 7)")
+    parser.add_argument("--sample-ms", type=float, help="length of one sample in ms (default 100)")
     parser.add_argument("--http-events", type=int, help="events per HTTP round (default 10000)")
     parser.add_argument("--http-rounds", type=int, help="HTTP rounds (default 3)")
-    parser.add_argument(
-        "--ndjson-gb", type=float, help="size of the NDJSON file for the memory row (default 0.25)"
-    )
+    parser.add_argument("--ndjson-gb", type=float, help="size of the NDJSON file for the memory row (default 0.25)")
     parser.add_argument(
         "--only",
         help=f"comma-separated subset of {','.join(GROUPS)}",

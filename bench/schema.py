@@ -69,8 +69,7 @@ class _FullValidator:
         return [
             str(facet.get("_schemaURL"))
             for facet in iter_facets(event)
-            if not isinstance(facet.get("_schemaURL"), str)
-            or self._facet_validator(facet["_schemaURL"]) is None
+            if not isinstance(facet.get("_schemaURL"), str) or self._facet_validator(facet["_schemaURL"]) is None
         ]
 
     def __call__(self, event: dict[str, Any]) -> bool:
@@ -89,9 +88,7 @@ def jsonschema_validator(spec_dir: Path = SPEC) -> _FullValidator:
     from referencing import Registry, Resource
 
     core_id, docs = load_spec(spec_dir)
-    registry: Registry[Any] = Registry().with_resources(
-        (uri, Resource.from_contents(doc)) for uri, doc in docs.items()
-    )
+    registry: Registry[Any] = Registry().with_resources((uri, Resource.from_contents(doc)) for uri, doc in docs.items())
     cls = jsonschema.Draft202012Validator
     core = cls(docs[core_id], registry=registry)
 

@@ -76,11 +76,7 @@ def _watchdog(server: Server, max_seconds: float, idle_seconds: float, parent: i
     while True:
         time.sleep(0.5)
         now = time.monotonic()
-        if (
-            now - start > max_seconds
-            or now - STATE.last_request > idle_seconds
-            or os.getppid() != parent
-        ):
+        if now - start > max_seconds or now - STATE.last_request > idle_seconds or os.getppid() != parent:
             server.shutdown()
             return
 

@@ -68,18 +68,14 @@ def official_full() -> Any:
     def schema() -> Any:
         return sd.SchemaDatasetFacet(
             fields=[
-                sd.SchemaDatasetFacetFields(
-                    name=name, type=type_, description=desc, ordinal_position=i + 1
-                )
+                sd.SchemaDatasetFacetFields(name=name, type=type_, description=desc, ordinal_position=i + 1)
                 for i, (name, type_, desc) in enumerate(map(_column, range(N_COLUMNS)))
             ],
             producer=PRODUCER,
         )
 
     def datasource() -> Any:
-        return fv.datasource_dataset.DatasourceDatasetFacet(
-            name="warehouse", uri=DATA_NAMESPACE, producer=PRODUCER
-        )
+        return fv.datasource_dataset.DatasourceDatasetFacet(name="warehouse", uri=DATA_NAMESPACE, producer=PRODUCER)
 
     lineage = cl.ColumnLineageDatasetFacet(
         fields={
@@ -181,15 +177,13 @@ def official_minimal() -> Any:
 # olsdk
 
 
-def olsdk_full() -> Any:
-    """The same full RunEvent built with olsdk's typed models."""
+def olsdk_full(m: Any = m) -> Any:
+    """The same full RunEvent built with olsdk's typed models (or a scratch variant's)."""
 
     def schema() -> Any:
         return m.SchemaDatasetFacet(
             fields=[
-                m.SchemaDatasetFacetFields(
-                    name=name, type=type_, description=desc, ordinal_position=i + 1
-                )
+                m.SchemaDatasetFacetFields(name=name, type=type_, description=desc, ordinal_position=i + 1)
                 for i, (name, type_, desc) in enumerate(map(_column, range(N_COLUMNS)))
             ],
             _producer=PRODUCER,
@@ -206,17 +200,13 @@ def olsdk_full() -> Any:
                         namespace=DATA_NAMESPACE,
                         name="raw.orders",
                         field=f"col_{i:02d}",
-                        transformations=[
-                            m.InputFieldTransformation(type="DIRECT", subtype="IDENTITY")
-                        ],
+                        transformations=[m.InputFieldTransformation(type="DIRECT", subtype="IDENTITY")],
                     ),
                     m.InputField(
                         namespace=DATA_NAMESPACE,
                         name="raw.customers",
                         field="id",
-                        transformations=[
-                            m.InputFieldTransformation(type="INDIRECT", subtype="JOIN")
-                        ],
+                        transformations=[m.InputFieldTransformation(type="INDIRECT", subtype="JOIN")],
                     ),
                 ]
             )
@@ -286,8 +276,8 @@ def olsdk_full() -> Any:
     )
 
 
-def olsdk_minimal() -> Any:
-    """The same minimal START event built with olsdk."""
+def olsdk_minimal(m: Any = m) -> Any:
+    """The same minimal START event built with olsdk (or a scratch variant's models)."""
 
     return m.RunEvent(
         eventType=m.EventType.START,

@@ -75,10 +75,9 @@ def test_quick_run_has_every_row(tmp_path: Path) -> None:
     rows = _rows(markdown)
     found = {(r[0], r[1], r[2]) for r in rows}
     for benchmark, workload, contender in EXPECTED:
-        assert any(
-            b.startswith(benchmark) and w.startswith(workload) and c == contender
-            for b, w, c in found
-        ), f"missing row {benchmark} / {workload} / {contender}"
+        assert any(b.startswith(benchmark) and w.startswith(workload) and c == contender for b, w, c in found), (
+            f"missing row {benchmark} / {workload} / {contender}"
+        )
     for row in rows:
         assert len(row) == 9, row
         assert row[3] not in ("", "nan"), row

@@ -1,0 +1,283 @@
+"""`python -m bench.experiments`: where olsdk's parse and construct time goes.
+
+Small, interleaved experiments on the benchmark's workloads, each against its own
+baseline measured in the same rounds (15 rounds, thread CPU time rather than wall
+time, so that other processes on the shared cores disturb them less), plus cProfile listings of the Python-level
+frames. Model variants are scratch copies built by `bench.variants` (olsdk's own
+sources are never modified). The findings are written up by hand at the end of
+docs/benchmarks.md ("Where the time goes").
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import orjson
+from pydantic import Field, TypeAdapter
+
+import olsdk
+from bench import variants, workloads
+from bench.timing import calibrate, interleave, loop_measure
+
+ROUNDS = 15
+SAMPLE = 0.03
+
+
+def compare(title: str, fns: dict[str, Callable[[], object]], reference: str) -> None:
+    measures = {name: loop_measure(fn, calibrate(fn, SAMPLE), clock=time.thread_time_ns) for name, fn in fns.items()}
+    series = interleave(measures, reference, ROUNDS)
+    ref_min = min(series[reference].samples_ns)
+    print(f"\n### {title}\n")
+    print("| variant | median | min | time vs first row (median of rounds) | (mins) |")
+    print("|---|---|---|---|---|")
+    for name, s in series.items():
+        rel = 1 / s.ratio  # contender time / reference time, per round
+        rel_min = min(s.samples_ns) / ref_min
+        print(
+            f"| {name} | {s.median_ns / 1e3:.1f} µs | {min(s.samples_ns) / 1e3:.1f} µs"
+            f" | {rel:.2f} ({(rel - 1) * 100:+.0f}%) | {rel_min:.2f} |"
+        )
+
+
+def parse_dispatch() -> None:
+    from olsdk.models import DatasetEvent, JobEvent, RunEvent
+
+    left_to_right: TypeAdapter[Any] = TypeAdapter(
+        Annotated[RunEvent | DatasetEvent | JobEvent, Field(union_mode="left_to_right")]
+    )
+    smart: TypeAdapter[Any] = TypeAdapter(RunEvent | DatasetEvent | JobEvent)
+    for workload in ("full", "minimal"):
+        wire = workloads.official_bytes(workloads.WORKLOADS[workload][0]())
+        assert type(left_to_right.validate_json(wire)) is RunEvent
+        compare(
+            f"parse dispatch, {workload} event (bytes -> RunEvent)",
+            {
+                "olsdk.parse_event (callable Discriminator)": lambda w=wire: olsdk.parse_event(w),
+                "RunEvent.model_validate_json": lambda w=wire: RunEvent.model_validate_json(w),
+                "union left_to_right .validate_json": lambda w=wire: left_to_right.validate_json(w),
+                "union smart .validate_json": lambda w=wire: smart.validate_json(w),
+                "orjson.loads + parse_event(dict)": lambda w=wire: olsdk.parse_event(orjson.loads(w)),
+                "orjson.loads (no validation)": lambda w=wire: orjson.loads(w),
+            },
+            "olsdk.parse_event (callable Discriminator)",
+        )
+
+
+FEATURES = [
+    variants.BASELINE,
+    variants.NO_WRAP,
+    variants.AFTER_VALIDATOR,
+    variants.NO_PATTERN,
+    variants.EXTRA_IGNORE,
+    variants.combine("no_wrap+no_pattern", "no wrap validator + plain str", variants.NO_WRAP, variants.NO_PATTERN),
+    variants.combine(
+        "no_wrap+extra_ignore",
+        "no wrap validator + extra ignore",
+        variants.NO_WRAP,
+        variants.EXTRA_IGNORE,
+    ),
+    variants.combine(
+        "all_three",
+        "no wrap validator + plain str + extra ignore",
+        variants.NO_WRAP,
+        variants.NO_PATTERN,
+        variants.EXTRA_IGNORE,
+    ),
+]
+
+
+def feature_costs() -> None:
+    modules = {v.name: variants.load(v) for v in FEATURES}
+    for v in FEATURES:
+        print(f"- `{v.name}`: {v.description}")
+    for workload in ("full", "minimal"):
+        wire = workloads.official_bytes(workloads.WORKLOADS[workload][0]())
+        compare(
+            f"parse {workload}: RunEvent.model_validate_json, model variants",
+            {name: (lambda m=m, w=wire: m.RunEvent.model_validate_json(w)) for name, m in modules.items()},
+            "baseline",
+        )
+    builders = {"full": workloads.olsdk_full, "minimal": workloads.olsdk_minimal}
+    for workload, build in builders.items():
+        for m in modules.values():  # every variant builds the same document
+            workloads.check_same_document(
+                workloads.official_bytes(workloads.WORKLOADS[workload][0]()),
+                build(m).model_dump_json(exclude_unset=True),
+            )
+        compare(
+            f"construct + serialise {workload}, model variants",
+            {name: (lambda m=m, b=build: b(m).model_dump_json(exclude_unset=True)) for name, m in modules.items()},
+            "baseline",
+        )
+
+
+def floor() -> None:
+    """How close can a pydantic parse get to orjson.loads, and what else validates fast."""
+    from pydantic_core import from_json
+
+    from bench import schema
+
+    lean = variants.load(FEATURES[-1])
+    rs = schema.jsonschema_rs_validator()
+    for workload in ("full", "minimal"):
+        wire = workloads.official_bytes(workloads.WORKLOADS[workload][0]())
+        assert rs(orjson.loads(wire))
+        compare(
+            f"parse floor, {workload}: time relative to orjson.loads",
+            {
+                "orjson.loads": lambda w=wire: orjson.loads(w),
+                "pydantic_core.from_json (jiter, no validation)": lambda w=wire: from_json(w),
+                "olsdk.parse_event": lambda w=wire: olsdk.parse_event(w),
+                "lean variant (all_three) RunEvent.model_validate_json": (
+                    lambda w=wire: lean.RunEvent.model_validate_json(w)
+                ),
+                "orjson.loads + jsonschema_rs full validation (dicts, no models)": (lambda w=wire: rs(orjson.loads(w))),
+            },
+            "orjson.loads",
+        )
+
+
+def init_override() -> None:
+    base = variants.load(variants.BASELINE)
+    bare = variants.load(variants.NO_INIT)
+    url = base.SQLJobFacet.__olsdk_schema_url__
+    producer = workloads.PRODUCER
+    core = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+
+    def facet(m: Any, explicit: bool) -> Callable[[], object]:
+        if explicit:
+            return lambda: m.SQLJobFacet(query="SELECT 1", _producer=producer, _schemaURL=url)
+        return lambda: m.SQLJobFacet(query="SELECT 1")
+
+    compare(
+        "one facet, SQLJobFacet(query=...): the FacetModel.__init__ override",
+        {
+            "olsdk copy, _producer/_schemaURL filled by __init__": facet(base, False),
+            "olsdk copy, both passed": facet(base, True),
+            "no __init__ override, both passed": facet(bare, True),
+            "model_construct (no validation), both passed": lambda: base.SQLJobFacet.model_construct(
+                query="SELECT 1", _producer=producer, _schemaURL=url
+            ),
+        },
+        "olsdk copy, _producer/_schemaURL filled by __init__",
+    )
+    run = {"runId": workloads.RUN_ID}
+    job = {"namespace": workloads.NAMESPACE, "name": "job"}
+
+    def event(m: Any, explicit: bool) -> Callable[[], object]:
+        if explicit:
+            return lambda: m.RunEvent(
+                eventTime=workloads.EVENT_TIME,
+                producer=producer,
+                schemaURL=core,
+                eventType="START",
+                run=run,
+                job=job,
+            )
+        return lambda: m.RunEvent(eventType="START", run=run, job=job)
+
+    compare(
+        "one minimal RunEvent from dicts: the EventModel.__init__ override",
+        {
+            "olsdk copy, eventTime/producer/schemaURL filled": event(base, False),
+            "olsdk copy, all passed": event(base, True),
+            "no __init__ override, all passed": event(bare, True),
+        },
+        "olsdk copy, eventTime/producer/schemaURL filled",
+    )
+
+
+def construction_style() -> None:
+    from olsdk.models import RunEvent
+
+    for workload, build in (("full", workloads.olsdk_full), ("minimal", workloads.olsdk_minimal)):
+        doc = orjson.loads(olsdk.to_json(build()))
+        wire = orjson.dumps(doc)
+        compare(
+            f"construct {workload} (no serialise): nested constructors vs one validation call",
+            {
+                "nested constructors (bench emit row)": build,
+                "RunEvent.model_validate(nested dict)": lambda d=doc: RunEvent.model_validate(d),
+                "RunEvent.model_validate_json(bytes)": lambda w=wire: RunEvent.model_validate_json(w),
+            },
+            "nested constructors (bench emit row)",
+        )
+
+
+def serialisation() -> None:
+    event = workloads.olsdk_full()
+    ser = type(event).__pydantic_serializer__
+    compare(
+        "serialise full: model_dump_json options",
+        {
+            "olsdk.to_json (exclude_unset) -> str": lambda: olsdk.to_json(event),
+            "olsdk.to_json(...).encode() (what the client sends)": lambda: olsdk.to_json(event).encode(),
+            "__pydantic_serializer__.to_json(exclude_unset) -> bytes": lambda: ser.to_json(event, exclude_unset=True),
+            "model_dump_json() (no exclude_unset)": lambda: event.model_dump_json(),
+            "model_dump_json(exclude_none=True)": lambda: event.model_dump_json(exclude_none=True),
+            "model_dump(mode=json) + orjson.dumps": lambda: orjson.dumps(
+                event.model_dump(mode="json", exclude_unset=True)
+            ),
+        },
+        "olsdk.to_json (exclude_unset) -> str",
+    )
+
+
+def profile(title: str, fn: Callable[[], object], n: int, top: int = 14) -> None:
+    fn()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(n):
+        fn()
+    prof.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out).strip_dirs().sort_stats("tottime")
+    stats.print_stats(top)
+    print(f"\n### cProfile: {title} (x{n}, sorted by own time)\n\n```")
+    body = out.getvalue()
+    print(body[body.find("ncalls") :].rstrip())
+    print("```")
+
+
+def profiles() -> None:
+    full = workloads.official_bytes(workloads.official_full())
+    profile("olsdk.parse_event(full bytes)", lambda: olsdk.parse_event(full), 300)
+    profile("olsdk_full() construct", workloads.olsdk_full, 300)
+    profile(
+        "olsdk_minimal() construct + to_json",
+        lambda: olsdk.to_json(workloads.olsdk_minimal()),
+        3000,
+    )
+
+
+SECTIONS = {
+    "dispatch": parse_dispatch,
+    "features": feature_costs,
+    "floor": floor,
+    "init": init_override,
+    "construction": construction_style,
+    "serialise": serialisation,
+    "profile": profiles,
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    global ROUNDS, SAMPLE
+    parser = argparse.ArgumentParser(prog="python -m bench.experiments", description=__doc__)
+    parser.add_argument("sections", nargs="*", choices=[*SECTIONS, []], default=[])
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--sample-ms", type=float, default=SAMPLE * 1000)
+    args = parser.parse_args(argv)
+    ROUNDS, SAMPLE = args.rounds, args.sample_ms / 1000
+    for name in args.sections or SECTIONS:
+        SECTIONS[name]()
+
+
+if __name__ == "__main__":
+    main()
