@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,26 +43,32 @@ def sample() -> Any:
     return sample_facets
 
 
+@functools.cache
 def core_schema() -> dict[str, Any]:
     document: dict[str, Any] = json.loads(CORE_SCHEMA.read_text(encoding="utf-8"))
     return document
 
 
-def validator(ref: str, *documents: dict[str, Any]) -> jsonschema.Draft202012Validator:
-    """A validator for `{"$ref": ref}` with the core spec and `documents` known by `$id`.
-
-    Independent of olsdk: `jsonschema` resolves every `$ref` through a `referencing`
-    registry, offline.
-    """
+@functools.cache
+def _validator(ref: str, documents: str) -> jsonschema.Draft202012Validator:
     resources = [
         (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012))
-        for doc in (core_schema(), *documents)
+        for doc in (core_schema(), *json.loads(documents))
     ]
     return jsonschema.Draft202012Validator(
         {"$ref": ref},
         registry=Registry().with_resources(resources),
         format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER,
     )
+
+
+def validator(ref: str, *documents: dict[str, Any]) -> jsonschema.Draft202012Validator:
+    """A validator for `{"$ref": ref}` with the core spec and `documents` known by `$id`.
+
+    Independent of olsdk: `jsonschema` resolves every `$ref` through a `referencing`
+    registry, offline. Cached by (ref, documents).
+    """
+    return _validator(ref, json.dumps(documents, sort_keys=True))
 
 
 def assert_valid(instance: Any, ref: str, *documents: dict[str, Any]) -> None:

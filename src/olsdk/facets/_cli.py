@@ -48,7 +48,11 @@ def run_export(args: argparse.Namespace) -> int:
     classes: list[type[BaseModel]] = []
     try:
         for module in args.modules:
-            classes.extend(facet_classes(importlib.import_module(module)))
+            try:
+                imported = importlib.import_module(module)
+            except ImportError as exc:
+                raise ImportError(f"cannot import module {module!r}: {exc}") from exc
+            classes.extend(facet_classes(imported))
         written = export_schemas(
             classes, args.out, name=args.name, root_doc_url=args.root_doc_url
         )
