@@ -37,16 +37,18 @@ def iso(when: dt.datetime | None = None) -> str:
 
 
 def parent_facet(parent: RunRef, root: RunRef | None = None) -> ParentRunFacet:
-    kwargs: dict[str, Any] = {
-        "run": {"runId": parent.run_id},
-        "job": {"namespace": parent.namespace, "name": parent.name},
-    }
+    """A ``parent`` facet pointing at ``parent``; the root is ``root``, else the parent."""
+    from olsdk.naming import parent as build_parent
+
     top = root or parent
-    kwargs["root"] = {
-        "run": {"runId": top.run_id},
-        "job": {"namespace": top.namespace, "name": top.name},
-    }
-    return ParentRunFacet(**kwargs)
+    return build_parent(
+        job_namespace=parent.namespace,
+        job_name=parent.name,
+        run_id=parent.run_id,
+        root_job_namespace=top.namespace,
+        root_job_name=top.name,
+        root_run_id=top.run_id,
+    )
 
 
 def processing_engine(spark_version: str) -> ProcessingEngineRunFacet:
@@ -71,6 +73,7 @@ def run_event(
     job_facets: Mapping[str, Any] | None = None,
     inputs: list[InputDataset] | None = None,
     outputs: list[OutputDataset] | None = None,
+    producer: str | None = None,
 ) -> RunEvent:
     run = Run(runId=run_id, facets=dict(run_facets)) if run_facets else Run(runId=run_id)
     namespace, name = job
@@ -79,7 +82,9 @@ def run_event(
         if job_facets
         else Job(namespace=namespace, name=name)
     )
+    extra: dict[str, Any] = {"producer": producer} if producer else {}
     return RunEvent(
+        **extra,
         eventType=event_type,
         eventTime=iso(when),
         run=run,

@@ -104,8 +104,10 @@ class SparkLineage:
         column_lineage: bool,
         emit_reads: bool,
         on_close: Callable[[], Any] | None = None,
+        producer: str | None = None,
     ) -> None:
         self._spark = spark
+        self.client: Any = None  # what install() was given (for lineage_run)
         self._emit_fn = emit
         self._on_close = on_close
         self.namespace = namespace
@@ -125,6 +127,7 @@ class SparkLineage:
         self.app_run = _build.RunRef(namespace, _ids.normalize(self.app_name), _new_run_id())
         self._external_parent, self._external_root = _parent_from_conf(conf)
         self._store = call(call(jsession, "sharedState"), "statusStore")
+        self.producer = producer
         self._queue: queue.Queue[Any] = queue.Queue()
         self._pending: dict[int, list[_Record]] = {}
         self._closed = False
@@ -280,7 +283,7 @@ class SparkLineage:
             outs.append(target.dataset.as_output(**extra))
         start_event = _build.run_event(
             "START", record.start, run_id, job, run_facets=facets, job_facets=job_facets,
-            inputs=ins, outputs=outs,
+            inputs=ins, outputs=outs, producer=self.producer,
         )
         end_facets = dict(facets)
         if record.errors:
@@ -301,12 +304,18 @@ class SparkLineage:
         end_event = _build.run_event(
             "FAIL" if record.error is not None else "COMPLETE", record.end, run_id, job,
             run_facets=end_facets, job_facets=job_facets, inputs=ins, outputs=outs,
+            producer=self.producer,
         )
         self._emit(start_event)
         self._emit(end_event)
 
-    def _root(self) -> _build.RunRef:
+    @property
+    def root_run(self) -> _build.RunRef:
+        """The root of the run chain: the orchestrator's root run, else the application run."""
         return self._external_root or self._external_parent or self.app_run
+
+    def _root(self) -> _build.RunRef:
+        return self.root_run
 
     def _spark_facets(self) -> dict[str, Any]:
         try:
@@ -324,6 +333,7 @@ class SparkLineage:
             event_type, None, self.app_run.run_id, (self.namespace, self.app_run.name),
             run_facets=facets,
             job_facets={"jobType": _build.job_type("APPLICATION", "NONE")},
+            producer=self.producer,
         )
 
     def _emit(self, event: Any) -> None:
@@ -340,7 +350,8 @@ class SparkLineage:
         """Wait until the events of every finished query are emitted. True if drained."""
         if self._closed:
             return True
-        bus = call(call(call(self._spark.sparkContext, "_jsc"), "sc"), "listenerBus")
+        jsc = getattr(self._spark.sparkContext, "_jsc", None)
+        bus = call(call(jsc, "sc"), "listenerBus")
         if bus is not None:
             call(bus, "waitUntilEmpty", int(timeout * 1000))
         done = threading.Event()
@@ -444,16 +455,16 @@ def _parent_from_conf(conf: Any) -> tuple[_build.RunRef | None, _build.RunRef | 
     return ref("parent"), ref("rootParent")
 
 
-def _resolve_emit(client: Any) -> tuple[Emit, Callable[[], Any] | None]:
+def _resolve_emit(client: Any) -> tuple[Emit, Callable[[], Any] | None, Any]:
     if client is None:
         from olsdk.client import OpenLineageClient
 
         client = OpenLineageClient()
-        return client.emit, client.close
+        return client.emit, client.close, client
     if hasattr(client, "emit"):
-        return client.emit, None
+        return client.emit, None, client
     if callable(client):
-        return client, None
+        return client, None, client
     raise TypeError("install: client must have an emit(event) method or be a callable")
 
 
@@ -480,12 +491,12 @@ def install(
         )
     from pyspark.java_gateway import ensure_callback_server_started
 
-    key = id(spark.sparkContext)
+    key = id(spark._sc)
     with _HANDLES_LOCK:
         if key in _HANDLES:
             return _HANDLES[key]
         ensure_callback_server_started(spark.sparkContext._gateway)
-        emit, on_close = _resolve_emit(client)
+        emit, on_close, client = _resolve_emit(client)
         ns = (
             namespace
             or spark.conf.get("spark.openlineage.namespace", None)
@@ -495,10 +506,21 @@ def install(
         handle = SparkLineage(
             spark, emit, namespace=str(ns), column_lineage=column_lineage,
             emit_reads=emit_reads, on_close=on_close,
+            producer=getattr(client, "producer", None),
         )
+        handle.client = client
         _HANDLES[key] = handle
         _patch_stop()
     return handle
+
+
+def handle_for(spark: Any) -> SparkLineage | None:
+    """The ``install()`` handle of ``spark``'s SparkContext, if lineage is installed."""
+    sc = getattr(spark, "_sc", None)
+    if sc is None:
+        return None
+    with _HANDLES_LOCK:
+        return _HANDLES.get(id(sc))
 
 
 def _patch_stop() -> None:
@@ -512,7 +534,7 @@ def _patch_stop() -> None:
 
     def stop(self: Any) -> None:
         with _HANDLES_LOCK:
-            handle = _HANDLES.get(id(self.sparkContext)) if self._sc is not None else None
+            handle = _HANDLES.get(id(self._sc)) if self._sc is not None else None
         if handle is not None:
             try:
                 handle.close()

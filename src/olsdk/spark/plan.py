@@ -93,7 +93,7 @@ class WriteTarget:
     dataset: PlanDataset
     query: Any | None  # the JVM LogicalPlan that produces the data
     lifecycle: str | None  # CREATE / OVERWRITE / None
-    suffix: str  # job-name suffix
+    suffix: str  # what names the job: a table id or a path (naming.job.spark)
 
 
 # Write commands whose target is a catalog table, and the accessor of that table.
@@ -150,6 +150,14 @@ class PlanWalker:
                 wh = str(call(conf, "get", "spark.sql.warehouse.dir", "spark-warehouse"))
                 self._symlink_ns = _qualify(wh).rstrip("/")
         return self._symlink_ns
+
+    def derby_home(self) -> str | None:
+        """``derby.system.home`` of the driver JVM: where relative Derby databases live."""
+        from pyspark import SparkContext
+
+        jvm = SparkContext._jvm
+        home = call(jvm.java.lang.System, "getProperty", "derby.system.home") if jvm else None
+        return str(home) if home else None
 
     def current_database(self) -> str:
         return str(call(self.jsession.sessionState().catalog(), "getCurrentDatabase") or "default")
@@ -252,7 +260,7 @@ class PlanWalker:
         params = options.parameters()
         dbtable = smap_get(params, "dbtable")
         if dbtable and not re.search(r"\s|^\(", dbtable.strip()):
-            ns, name = _ids.from_jdbc(url, dbtable.strip())
+            ns, name = _ids.from_jdbc(url, dbtable.strip(), self.derby_home())
             return [PlanDataset(ns, name, schema, table=dbtable.strip())]
         sql = smap_get(params, "query") or dbtable or ""
         return self._jdbc_query(url, sql, schema)
@@ -270,7 +278,7 @@ class PlanWalker:
         match = re.match(r"(?i)jdbc:([a-z0-9]+):", url)
         dialect = _SQL_DIALECTS.get(match.group(1).lower() if match else "", "generic")
         try:
-            meta = openlineage_sql.parse([f"SELECT * FROM ({sql}) t"], dialect=dialect)
+            meta = openlineage_sql.parse([_unwrap_subquery(sql)], dialect=dialect)
         except Exception as exc:
             self.errors.append(f"JDBC query not parsed: {exc}")
             return []
@@ -282,7 +290,7 @@ class PlanWalker:
         types = {f.name: f.dataType for f in (schema.fields if schema else [])}
         out = []
         for table in meta.in_tables:
-            ns, name = _ids.from_jdbc(url, table.qualified_name)
+            ns, name = _ids.from_jdbc(url, table.qualified_name, self.derby_home())
             # The query's result columns that come straight from this table, with their types.
             cols: dict[str, Any] = {}
             for lineage in meta.column_lineage:
@@ -311,21 +319,21 @@ class PlanWalker:
                 ds.symlinks = [(self.symlink_namespace(), ds.table or "")]
             mode = str(command.mode().toString())
             return WriteTarget(ds, query, "OVERWRITE" if mode == "Overwrite" else None,
-                               _ids.path_suffix(name))
+                               name)
         if kind in _CTAS:
             query = command.query()
             ds = self._table(getattr(command, _CTAS[kind])(), _struct(query.schema()))
             mode = str(command.mode().toString())
             return WriteTarget(ds, query, "OVERWRITE" if mode == "Overwrite" else "CREATE",
-                               _ids.table_suffix(ds.table or ""))
+                               ds.table or ds.name)
         if kind == "InsertIntoHiveTable":
             query = command.query()
             ds = self._table(command.table(), _struct(query.schema()))
             return WriteTarget(ds, query, "OVERWRITE" if command.overwrite() else None,
-                               _ids.path_suffix(ds.name))
+                               ds.name)
         if kind == "CreateDataSourceTableCommand":
             ds = self._table(command.table(), _struct(command.table().schema()))
-            return WriteTarget(ds, None, "CREATE", _ids.table_suffix(ds.table or ""))
+            return WriteTarget(ds, None, "CREATE", ds.table or ds.name)
         if kind == "SaveIntoDataSourceCommand":
             return self._save_into_data_source(command)
         return None
@@ -337,15 +345,22 @@ class PlanWalker:
         lifecycle = "OVERWRITE" if mode == "Overwrite" else None
         url, dbtable = smap_get(options, "url"), smap_get(options, "dbtable")
         if url and url.lower().startswith("jdbc:") and dbtable:
-            ns, name = _ids.from_jdbc(url, dbtable)
+            ns, name = _ids.from_jdbc(url, dbtable, self.derby_home())
             ds = PlanDataset(ns, name, _struct(query.schema()), table=dbtable)
-            return WriteTarget(ds, query, lifecycle, _ids.table_suffix(dbtable))
+            return WriteTarget(ds, query, lifecycle, dbtable)
         path = smap_get(options, "path")
         if path:
             ns, name = _ids.from_location(path)
             ds = PlanDataset(ns, name, _struct(query.schema()))
-            return WriteTarget(ds, query, lifecycle, _ids.path_suffix(name))
+            return WriteTarget(ds, query, lifecycle, name)
         return None
+
+
+def _unwrap_subquery(sql: str) -> str:
+    """``(SELECT ...) alias`` (a subquery ``dbtable``) -> ``SELECT ...``, which the parser
+    follows column by column; a ``SELECT *`` around it would hide the column lineage."""
+    match = re.match(r"(?s)^\s*\((.*)\)\s*(?:AS\s+)?\w*\s*$", sql, re.IGNORECASE)
+    return match.group(1) if match else sql
 
 
 def _struct_from_fields(fields: list[dict[str, Any]]) -> StructType | None:
