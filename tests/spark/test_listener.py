@@ -47,7 +47,9 @@ def check_common(event: Any, app: Any) -> None:
     assert facets.processing_engine.version.startswith("4.")
     job_type = event.job.facets.jobType
     assert (job_type.processingType, job_type.integration, job_type.jobType) == (
-        "BATCH", "SPARK", "SQL_JOB",
+        "BATCH",
+        "SPARK",
+        "SQL_JOB",
     )
     assert event.job.namespace == NS
 
@@ -60,14 +62,12 @@ def fields(dataset: Any) -> list[tuple[str, str]]:
 def data(spark: Any, spark_dirs: Path, lineage: Collector) -> Path:
     """Input files written before lineage is looked at (their events are discarded)."""
     base = spark_dirs / "data"
-    people = spark.createDataFrame(
-        [(i, f"name{i}", i % 3) for i in range(30)], "id INT, name STRING, grp INT"
-    )
+    people = spark.createDataFrame([(i, f"name{i}", i % 3) for i in range(30)], "id INT, name STRING, grp INT")
     people.write.mode("overwrite").parquet(str(base / "people_parquet"))
     people.write.mode("overwrite").option("header", True).csv(str(base / "people_csv"))
-    spark.createDataFrame([(g, f"group {g}") for g in range(3)], "grp INT, label STRING").write.mode(
-        "overwrite"
-    ).json(str(base / "groups_json"))
+    spark.createDataFrame([(g, f"group {g}") for g in range(3)], "grp INT, label STRING").write.mode("overwrite").json(
+        str(base / "groups_json")
+    )
     lineage.take()
     return base
 
@@ -146,7 +146,7 @@ def test_single_file_read_names_the_file(spark: Any, data: Path, lineage: Collec
 def test_save_as_table_is_one_run(spark: Any, data: Path, lineage: Collector, spark_dirs: Path) -> None:
     spark.read.parquet(str(data / "people_parquet")).write.saveAsTable("people_t")
     events = lineage.take()
-    start, complete = one_run(events)  # 3 listener callbacks, one run
+    _, complete = one_run(events)  # 3 listener callbacks, one run
     assert complete.job.name == f"{APP_JOB}.execute_create_data_source_table_as_select_command.default_people_t"
     check_common(complete, lineage.handle.app_run)
     [output] = complete.outputs
@@ -184,7 +184,8 @@ def test_create_table_statement(spark: Any, lineage: Collector) -> None:
     assert output.facets.lifecycleStateChange.lifecycleStateChange == "CREATE"
     schema = output.facets.schema.fields
     assert [(f.name, f.type, f.description) for f in schema] == [
-        ("a", "integer", "the a"), ("b", "decimal(10,2)", None),
+        ("a", "integer", "the a"),
+        ("b", "decimal(10,2)", None),
     ]
 
 
@@ -207,11 +208,11 @@ def test_jdbc_write_and_reads(spark: Any, data: Path, lineage: Collector, spark_
     url = f"jdbc:derby:{db};create=true"
     creds = {"user": "app_user", "password": "s3cr3t-pw"}
     people = spark.read.parquet(str(data / "people_parquet"))
-    people.write.format("jdbc").option("url", url).option("dbtable", "APP.PEOPLE").options(
-        **creds
-    ).mode("overwrite").save()
+    people.write.format("jdbc").option("url", url).option("dbtable", "APP.PEOPLE").options(**creds).mode(
+        "overwrite"
+    ).save()
     events = lineage.take()
-    start, complete = one_run(events)  # the foreachPartition callback is dropped
+    _, complete = one_run(events)  # the foreachPartition callback is dropped
     assert complete.job.name == f"{APP_JOB}.execute_save_into_data_source_command.APP_PEOPLE"
     [output] = complete.outputs
     assert (output.namespace, output.name) == (f"file:{db}", "APP.PEOPLE")
@@ -233,10 +234,14 @@ def test_jdbc_query_read(spark: Any, lineage: Collector, spark_dirs: Path) -> No
     db = spark_dirs / "derby_db"
     url = f"jdbc:derby:{db}"
     (
-        spark.read.format("jdbc").option("url", url).option("user", "app_user")
+        spark.read.format("jdbc")
+        .option("url", url)
+        .option("user", "app_user")
         .option("password", "s3cr3t-pw")
         .option("query", 'SELECT p."id", p."name" FROM APP.PEOPLE p WHERE p."grp" = 1')
-        .load().write.mode("overwrite").parquet(str(db) + "_query")
+        .load()
+        .write.mode("overwrite")
+        .parquet(str(db) + "_query")
     )
     events = lineage.take()
     _, complete = one_run(events)
@@ -319,7 +324,7 @@ def test_lineage_run(spark: Any, data: Path, lineage: Collector) -> None:
     with lineage_run(spark, "manual.export", inputs=[people], outputs=[(people, target)]):
         people.toPandas()
     events = [e for e in lineage.take() if e.job.name == "manual.export"]
-    start, complete = one_run(events)
+    _, complete = one_run(events)
     assert complete.run.facets.parent.run.runId == lineage.handle.app_run.run_id
     assert [i.name for i in complete.inputs] == [str(data / "people_parquet")]
     assert complete.outputs[0].name == target

@@ -1,26 +1,75 @@
 """OpenLineage for PySpark: schema facets, plan datasets, a write listener, lineage runs.
 
-Needs the ``spark`` extra (pyspark 4); the core ``olsdk`` package never imports this.
+Needs the ``spark`` extra (pyspark 4); the core ``olsdk`` package never imports this,
+and the names below load pyspark only when first used.
 
 * ``schema_facet(struct_type)``: a ``SchemaDatasetFacet`` named as the Java agent names it.
-* ``datasets(df)``: the input datasets of a DataFrame's plan.
+* ``datasets(df)``: the input datasets of a DataFrame's plan (classic or Spark Connect).
 * ``install(spark, client)``: START/COMPLETE/FAIL events for every write of a session.
-* ``lineage_run(spark, job_name, inputs=..., outputs=...)``: an explicit run (also on
-  Spark Connect).
+* ``lineage_run(spark, job_name, inputs=..., outputs=...)``: an explicit run, as a
+  context manager or a decorator (also on Spark Connect).
 * ``parent_conf(run)``: Spark settings that make a run the parent of the Java agent's events.
-* ``event_log_schema()`` / ``validate_events(spark, path)``: event files on Spark.
+* ``event_log_schema()`` / ``read_events(spark, path)`` / ``validate_events(spark, path)``:
+  OpenLineage event files on Spark.
+* ``olsdk.spark.agent_facets``: typed facets of the Java agent (no pyspark needed).
 """
 
 from __future__ import annotations
 
-from olsdk.spark.listener import SparkLineage, install
-from olsdk.spark.plan import datasets
-from olsdk.spark.schema import schema_facet, schema_fields
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Typed parsing of the Java agent's facets needs no pyspark: register them right away.
+import olsdk.spark.agent_facets  # noqa: F401
+
+if TYPE_CHECKING:
+    from olsdk.spark.eventlog import (
+        event_log_schema,
+        lineage_edges,
+        read_events,
+        validate_events,
+    )
+    from olsdk.spark.listener import SparkLineage, install
+    from olsdk.spark.parent import parent_conf
+    from olsdk.spark.plan import datasets
+    from olsdk.spark.run import lineage_run
+    from olsdk.spark.schema import schema_facet, schema_fields
+
+_EXPORTS = {
+    "SparkLineage": "olsdk.spark.listener",
+    "install": "olsdk.spark.listener",
+    "datasets": "olsdk.spark.plan",
+    "schema_facet": "olsdk.spark.schema",
+    "schema_fields": "olsdk.spark.schema",
+    "lineage_run": "olsdk.spark.run",
+    "parent_conf": "olsdk.spark.parent",
+    "event_log_schema": "olsdk.spark.eventlog",
+    "lineage_edges": "olsdk.spark.eventlog",
+    "read_events": "olsdk.spark.eventlog",
+    "validate_events": "olsdk.spark.eventlog",
+}
 
 __all__ = [
     "SparkLineage",
     "datasets",
+    "event_log_schema",
     "install",
+    "lineage_edges",
+    "lineage_run",
+    "parent_conf",
+    "read_events",
     "schema_facet",
     "schema_fields",
+    "validate_events",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'olsdk.spark' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

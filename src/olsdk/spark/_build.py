@@ -8,14 +8,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from olsdk.models import (
+    EventType,
     InputDataset,
     Job,
+    JobFacets,
     JobTypeJobFacet,
     OutputDataset,
     ParentRunFacet,
     ProcessingEngineRunFacet,
     Run,
     RunEvent,
+    RunFacets,
 )
 
 __all__ = ["RunRef", "iso", "job_type", "parent_facet", "processing_engine", "run_event"]
@@ -54,9 +57,7 @@ def parent_facet(parent: RunRef, root: RunRef | None = None) -> ParentRunFacet:
 def processing_engine(spark_version: str) -> ProcessingEngineRunFacet:
     from olsdk import __version__
 
-    return ProcessingEngineRunFacet(
-        version=spark_version, name="spark", openlineageAdapterVersion=__version__
-    )
+    return ProcessingEngineRunFacet(version=spark_version, name="spark", openlineageAdapterVersion=__version__)
 
 
 def job_type(kind: str = "SQL_JOB", processing: str = "BATCH") -> JobTypeJobFacet:
@@ -75,17 +76,17 @@ def run_event(
     outputs: list[OutputDataset] | None = None,
     producer: str | None = None,
 ) -> RunEvent:
-    run = Run(runId=run_id, facets=dict(run_facets)) if run_facets else Run(runId=run_id)
+    run = Run(runId=run_id, facets=RunFacets.model_validate(dict(run_facets))) if run_facets else Run(runId=run_id)
     namespace, name = job
     job_model = (
-        Job(namespace=namespace, name=name, facets=dict(job_facets))
+        Job(namespace=namespace, name=name, facets=JobFacets.model_validate(dict(job_facets)))
         if job_facets
         else Job(namespace=namespace, name=name)
     )
     extra: dict[str, Any] = {"producer": producer} if producer else {}
     return RunEvent(
         **extra,
-        eventType=event_type,
+        eventType=EventType(event_type),
         eventTime=iso(when),
         run=run,
         job=job_model,

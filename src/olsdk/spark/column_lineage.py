@@ -19,16 +19,41 @@ from olsdk.spark.plan import PlanDataset
 __all__ = ["column_lineage_facet"]
 
 # Nodes that keep their children's expression ids as they are.
-_PASS_THROUGH = frozenset({
-    "Join", "Filter", "Sort", "GlobalLimit", "LocalLimit", "Limit", "Offset", "Tail",
-    "SubqueryAlias", "View", "Repartition", "RepartitionByExpression", "Sample",
-    "Distinct", "Deduplicate", "ResolvedHint", "RebalancePartitions", "Intersect", "Except",
-    "WithWatermark", "Subquery",
-})
-_LEAVES = frozenset({
-    "LogicalRelation", "HiveTableRelation", "LogicalRDD", "LocalRelation", "Range",
-    "OneRowRelation",
-})
+_PASS_THROUGH = frozenset(
+    {
+        "Join",
+        "Filter",
+        "Sort",
+        "GlobalLimit",
+        "LocalLimit",
+        "Limit",
+        "Offset",
+        "Tail",
+        "SubqueryAlias",
+        "View",
+        "Repartition",
+        "RepartitionByExpression",
+        "Sample",
+        "Distinct",
+        "Deduplicate",
+        "ResolvedHint",
+        "RebalancePartitions",
+        "Intersect",
+        "Except",
+        "WithWatermark",
+        "Subquery",
+    }
+)
+_LEAVES = frozenset(
+    {
+        "LogicalRelation",
+        "HiveTableRelation",
+        "LogicalRDD",
+        "LocalRelation",
+        "Range",
+        "OneRowRelation",
+    }
+)
 _RANK = {"IDENTITY": 0, "TRANSFORMATION": 1, "AGGREGATION": 2}
 
 
@@ -72,9 +97,7 @@ def _collect(plan: Any) -> _Deps | None:
             for other in kids[1:]:
                 for pos, attr in enumerate(seq(other.output())):
                     if pos < len(first):
-                        deps.links.setdefault(first[pos], []).append(
-                            (int(attr.exprId().id()), "IDENTITY")
-                        )
+                        deps.links.setdefault(first[pos], []).append((int(attr.exprId().id()), "IDENTITY"))
         elif name not in _PASS_THROUGH and name not in _LEAVES:
             log.debug("olsdk.spark: column lineage stops at %s", name)
             return None

@@ -36,10 +36,14 @@ log = logging.getLogger("olsdk.spark")
 Emit = Callable[[Any], Any]
 
 # Commands that are a table write of their own: reported in preference to what they nest.
-_PRIMARY = frozenset({
-    "CreateDataSourceTableAsSelectCommand", "CreateHiveTableAsSelectCommand",
-    "OptimizedCreateHiveTableAsSelectCommand", "CreateDataSourceTableCommand",
-})
+_PRIMARY = frozenset(
+    {
+        "CreateDataSourceTableAsSelectCommand",
+        "CreateHiveTableAsSelectCommand",
+        "OptimizedCreateHiveTableAsSelectCommand",
+        "CreateDataSourceTableCommand",
+    }
+)
 _STACK_LIMIT = 20_000  # characters of a JVM stack trace kept in errorMessage
 
 
@@ -116,9 +120,7 @@ class SparkLineage:
         jsession = spark._jsparkSession
         self._jsession = jsession
         conf = spark.conf
-        self.app_name = str(
-            conf.get("spark.openlineage.appName", None) or conf.get("spark.app.name", "unknown")
-        )
+        self.app_name = str(conf.get("spark.openlineage.appName", None) or conf.get("spark.app.name", "unknown"))
         self.spark_version = str(spark.version)
         self._properties = {
             "spark.master": str(conf.get("spark.master", "")),
@@ -195,11 +197,7 @@ class SparkLineage:
         for item in reversed(seq(call(self._store, "executionsList", max(0, count - window), window))):
             if str(call(call(item, "queryId"), "toString") or "") == query_id:
                 submitted = call(item, "submissionTime")
-                when = (
-                    dt.datetime.fromtimestamp(int(submitted) / 1000, dt.UTC)
-                    if submitted is not None
-                    else None
-                )
+                when = dt.datetime.fromtimestamp(int(submitted) / 1000, dt.UTC) if submitted is not None else None
                 return int(item.executionId()), int(item.rootExecutionId()), when
         return None, None, None
 
@@ -241,8 +239,18 @@ class SparkLineage:
         start = min(r.start for r in group)
         end = max(r.end for r in group)
         merged = _Record(
-            primary.func, primary.kind, primary.command, root.exec_id, root.root_id, start, end,
-            primary.target, primary.inputs, stats, error, primary.column_lineage,
+            primary.func,
+            primary.kind,
+            primary.command,
+            root.exec_id,
+            root.root_id,
+            start,
+            end,
+            primary.target,
+            primary.inputs,
+            stats,
+            error,
+            primary.column_lineage,
             [e for r in group for e in r.errors],
         )
         self._emit_run(merged, merged.target, merged.inputs, stats)
@@ -257,6 +265,8 @@ class SparkLineage:
         from olsdk.models import (
             ErrorMessageRunFacet,
             ExtractionErrorRunFacet,
+            ExtractionErrorRunFacetError,
+            LifecycleStateChange,
             LifecycleStateChangeDatasetFacet,
             OutputStatisticsOutputDatasetFacet,
         )
@@ -276,20 +286,28 @@ class SparkLineage:
         if target is not None:
             if target.lifecycle:
                 extra["lifecycleStateChange"] = LifecycleStateChangeDatasetFacet(
-                    lifecycleStateChange=target.lifecycle
+                    lifecycleStateChange=LifecycleStateChange(target.lifecycle)
                 )
             if record.column_lineage is not None:
                 extra["columnLineage"] = record.column_lineage
             outs.append(target.dataset.as_output(**extra))
         start_event = _build.run_event(
-            "START", record.start, run_id, job, run_facets=facets, job_facets=job_facets,
-            inputs=ins, outputs=outs, producer=self.producer,
+            "START",
+            record.start,
+            run_id,
+            job,
+            run_facets=facets,
+            job_facets=job_facets,
+            inputs=ins,
+            outputs=outs,
+            producer=self.producer,
         )
         end_facets = dict(facets)
         if record.errors:
             end_facets["extractionError"] = ExtractionErrorRunFacet(
-                totalTasks=len(record.errors), failedTasks=len(record.errors),
-                errors=[{"errorMessage": e, "task": "plan"} for e in record.errors],
+                totalTasks=len(record.errors),
+                failedTasks=len(record.errors),
+                errors=[ExtractionErrorRunFacetError(errorMessage=e, task="plan") for e in record.errors],
             )
         if record.error is not None:
             message, stack = record.error
@@ -297,13 +315,25 @@ class SparkLineage:
                 message=message, programmingLanguage="JAVA", stackTrace=stack or None
             )
         if target is not None and stats and record.error is None:
-            outs = [target.dataset.as_output(
-                output_facets={"outputStatistics": OutputStatisticsOutputDatasetFacet(**stats)},
-                **extra,
-            )]
+            outs = [
+                target.dataset.as_output(
+                    output_facets={
+                        "outputStatistics": OutputStatisticsOutputDatasetFacet(
+                            rowCount=stats.get("rowCount"), size=stats.get("size"), fileCount=stats.get("fileCount")
+                        )
+                    },
+                    **extra,
+                )
+            ]
         end_event = _build.run_event(
-            "FAIL" if record.error is not None else "COMPLETE", record.end, run_id, job,
-            run_facets=end_facets, job_facets=job_facets, inputs=ins, outputs=outs,
+            "FAIL" if record.error is not None else "COMPLETE",
+            record.end,
+            run_id,
+            job,
+            run_facets=end_facets,
+            job_facets=job_facets,
+            inputs=ins,
+            outputs=outs,
             producer=self.producer,
         )
         self._emit(start_event)
@@ -330,7 +360,10 @@ class SparkLineage:
             facets["parent"] = _build.parent_facet(self._external_parent, self._external_root)
         facets.update(self._spark_facets())
         return _build.run_event(
-            event_type, None, self.app_run.run_id, (self.namespace, self.app_run.name),
+            event_type,
+            None,
+            self.app_run.run_id,
+            (self.namespace, self.app_run.name),
             run_facets=facets,
             job_facets={"jobType": _build.job_type("APPLICATION", "NONE")},
             producer=self.producer,
@@ -495,7 +528,7 @@ def install(
     with _HANDLES_LOCK:
         if key in _HANDLES:
             return _HANDLES[key]
-        ensure_callback_server_started(spark.sparkContext._gateway)
+        ensure_callback_server_started(spark.sparkContext._gateway)  # type: ignore[no-untyped-call]
         emit, on_close, client = _resolve_emit(client)
         ns = (
             namespace
@@ -504,8 +537,12 @@ def install(
             or "default"
         )
         handle = SparkLineage(
-            spark, emit, namespace=str(ns), column_lineage=column_lineage,
-            emit_reads=emit_reads, on_close=on_close,
+            spark,
+            emit,
+            namespace=str(ns),
+            column_lineage=column_lineage,
+            emit_reads=emit_reads,
+            on_close=on_close,
             producer=getattr(client, "producer", None),
         )
         handle.client = client

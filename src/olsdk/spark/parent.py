@@ -18,9 +18,7 @@ def parent_conf(run: Any) -> dict[str, str]:
     """
     facet = run.parent_facet() if hasattr(run, "parent_facet") else run
     if not hasattr(facet, "run") or not hasattr(facet, "job"):
-        raise TypeError(
-            f"parent_conf: run must be a RunContext or a ParentRunFacet, got {type(run).__name__}"
-        )
+        raise TypeError(f"parent_conf: run must be a RunContext or a ParentRunFacet, got {type(run).__name__}")
     root = facet.root
     root_run, root_job = (root.run, root.job) if root is not None else (facet.run, facet.job)
     return {

@@ -53,35 +53,38 @@ class PlanDataset:
 
         # The agent sets uri = namespace; the spec requires a URI there, which a bare
         # namespace such as "file" is not, so uri is only set when it is one.
-        source = {"name": self.namespace}
-        if ":" in self.namespace:
-            source["uri"] = self.namespace
-        out: dict[str, Any] = {"dataSource": DatasourceDatasetFacet(**source)}
+        source = (
+            DatasourceDatasetFacet(name=self.namespace, uri=self.namespace)
+            if ":" in self.namespace
+            else DatasourceDatasetFacet(name=self.namespace)
+        )
+        out: dict[str, Any] = {"dataSource": source}
         if self.schema is not None:
             out["schema"] = schema_facet(self.schema)
         if self.symlinks:
             out["symlinks"] = SymlinksDatasetFacet(
                 identifiers=[
-                    SymlinksDatasetFacetIdentifier(namespace=ns, name=name, type="TABLE")
-                    for ns, name in self.symlinks
+                    SymlinksDatasetFacetIdentifier(namespace=ns, name=name, type="TABLE") for ns, name in self.symlinks
                 ]
             )
         return out
 
     def as_input(self) -> InputDataset:
-        from olsdk.models import InputDataset
+        from olsdk.models import DatasetFacets, InputDataset
 
-        return InputDataset(namespace=self.namespace, name=self.name, facets=self.facets())
+        facets = DatasetFacets.model_validate(self.facets())
+        return InputDataset(namespace=self.namespace, name=self.name, facets=facets)
 
-    def as_output(
-        self, output_facets: dict[str, Any] | None = None, **extra_facets: Any
-    ) -> OutputDataset:
-        from olsdk.models import OutputDataset
+    def as_output(self, output_facets: dict[str, Any] | None = None, **extra_facets: Any) -> OutputDataset:
+        from olsdk.models import DatasetFacets, OutputDataset, OutputDatasetFacets
 
-        facets = {**self.facets(), **extra_facets}
+        facets = DatasetFacets.model_validate({**self.facets(), **extra_facets})
         if output_facets:
             return OutputDataset(
-                namespace=self.namespace, name=self.name, facets=facets, outputFacets=output_facets
+                namespace=self.namespace,
+                name=self.name,
+                facets=facets,
+                outputFacets=OutputDatasetFacets.model_validate(output_facets),
             )
         return OutputDataset(namespace=self.namespace, name=self.name, facets=facets)
 
@@ -105,9 +108,18 @@ _CTAS = {
 # Leaves that carry no dataset (in-memory data, generated ranges).
 _NO_DATASET = {"LogicalRDD", "LocalRelation", "Range", "OneRowRelation", "RDDScanExec"}
 _SQL_DIALECTS = {
-    "postgresql": "postgres", "mysql": "mysql", "mariadb": "mysql", "sqlserver": "mssql",
-    "snowflake": "snowflake", "redshift": "redshift", "sqlite": "sqlite", "hive2": "hive",
-    "bigquery": "bigquery", "oracle": "oracle", "trino": "trino", "databricks": "databricks",
+    "postgresql": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mysql",
+    "sqlserver": "mssql",
+    "snowflake": "snowflake",
+    "redshift": "redshift",
+    "sqlite": "sqlite",
+    "hive2": "hive",
+    "bigquery": "bigquery",
+    "oracle": "oracle",
+    "trino": "trino",
+    "databricks": "databricks",
 }
 
 
@@ -250,9 +262,7 @@ class PlanWalker:
         if location is None:
             location = self.jsession.sessionState().catalog().defaultTablePath(ident)
         ns, name = _ids.from_location(str(location.toString()))
-        return PlanDataset(
-            ns, name, schema, symlinks=[(self.symlink_namespace(), qualified)], table=qualified
-        )
+        return PlanDataset(ns, name, schema, symlinks=[(self.symlink_namespace(), qualified)], table=qualified)
 
     def _jdbc(self, relation: Any, schema: StructType | None) -> list[PlanDataset]:
         options = relation.jdbcOptions()
@@ -268,11 +278,10 @@ class PlanWalker:
     def _jdbc_query(self, url: str, sql: str, schema: StructType | None) -> list[PlanDataset]:
         """Tables read by a JDBC ``query`` (or subquery ``dbtable``), via openlineage-sql."""
         try:
-            import openlineage_sql
+            import openlineage_sql  # type: ignore[import-untyped]
         except ImportError:
             self.errors.append(
-                "JDBC query not parsed: install the 'sql' extra (openlineage-sql) "
-                "to get the tables it reads"
+                "JDBC query not parsed: install the 'sql' extra (openlineage-sql) to get the tables it reads"
             )
             return []
         match = re.match(r"(?i)jdbc:([a-z0-9]+):", url)
@@ -298,8 +307,10 @@ class PlanWalker:
                     if origin.origin is not None and origin.origin.qualified_name == table.qualified_name:
                         same = origin.name == lineage.descendant.name and len(lineage.lineage) == 1
                         cols.setdefault(origin.name, types.get(origin.name) if same else None)
-            fields = [{"name": c, "type": t.jsonValue() if t is not None else "unknown",
-                       "nullable": True, "metadata": {}} for c, t in cols.items()]
+            fields: list[dict[str, Any]] = [
+                {"name": c, "type": t.jsonValue() if t is not None else "unknown", "nullable": True, "metadata": {}}
+                for c, t in cols.items()
+            ]
             sub = _struct_from_fields(fields)
             out.append(PlanDataset(ns, name, sub, table=table.qualified_name))
         return out
@@ -318,19 +329,16 @@ class PlanWalker:
                 ds.table = self._table(table, None).table
                 ds.symlinks = [(self.symlink_namespace(), ds.table or "")]
             mode = str(command.mode().toString())
-            return WriteTarget(ds, query, "OVERWRITE" if mode == "Overwrite" else None,
-                               name)
+            return WriteTarget(ds, query, "OVERWRITE" if mode == "Overwrite" else None, name)
         if kind in _CTAS:
             query = command.query()
             ds = self._table(getattr(command, _CTAS[kind])(), _struct(query.schema()))
             mode = str(command.mode().toString())
-            return WriteTarget(ds, query, "OVERWRITE" if mode == "Overwrite" else "CREATE",
-                               ds.table or ds.name)
+            return WriteTarget(ds, query, "OVERWRITE" if mode == "Overwrite" else "CREATE", ds.table or ds.name)
         if kind == "InsertIntoHiveTable":
             query = command.query()
             ds = self._table(command.table(), _struct(query.schema()))
-            return WriteTarget(ds, query, "OVERWRITE" if command.overwrite() else None,
-                               ds.name)
+            return WriteTarget(ds, query, "OVERWRITE" if command.overwrite() else None, ds.name)
         if kind == "CreateDataSourceTableCommand":
             ds = self._table(command.table(), _struct(command.table().schema()))
             return WriteTarget(ds, None, "CREATE", ds.table or ds.name)

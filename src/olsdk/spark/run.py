@@ -65,7 +65,7 @@ class _EmitClient:
         self.producer = olsdk.get_default_producer()
 
 
-class lineage_run(contextlib.ContextDecorator):  # noqa: N801 - reads as a function
+class lineage_run(contextlib.ContextDecorator):
     """A run of ``job_name`` with the given inputs and outputs.
 
     ``inputs``: DataFrames (their plan's datasets), URIs/paths, or datasets.
@@ -104,7 +104,7 @@ class lineage_run(contextlib.ContextDecorator):  # noqa: N801 - reads as a funct
         from olsdk.spark.listener import handle_for
 
         handle = handle_for(self.spark)
-        client = self.client or (handle.client if handle is not None else None)
+        client: Any = self.client or (handle.client if handle is not None else None)
         if client is None:
             from olsdk.client import OpenLineageClient
 

@@ -73,7 +73,5 @@ def schema_facet(struct_type: StructType) -> SchemaDatasetFacet:
     'decimal(10,2)'
     """
     if not isinstance(struct_type, StructType):
-        raise TypeError(
-            f"schema_facet: struct_type must be a pyspark StructType, got {type(struct_type).__name__}"
-        )
+        raise TypeError(f"schema_facet: struct_type must be a pyspark StructType, got {type(struct_type).__name__}")
     return SchemaDatasetFacet(fields=schema_fields(struct_type))
