@@ -93,8 +93,13 @@ FEATURES = [
 
 
 def feature_costs() -> None:
-    modules = {v.name: variants.load(v) for v in FEATURES}
+    modules = {}
     for v in FEATURES:
+        try:
+            modules[v.name] = variants.load(v)
+        except variants.PatchMismatch as exc:
+            print(f"- `{v.name}`: skipped, {exc} (try --rev 15a4881)")
+            continue
         print(f"- `{v.name}`: {v.description}")
     for workload in ("full", "minimal"):
         wire = workloads.official_bytes(workloads.WORKLOADS[workload][0]())
@@ -123,7 +128,10 @@ def floor() -> None:
 
     from bench import schema
 
-    lean = variants.load(FEATURES[-1])
+    try:
+        lean = variants.load(FEATURES[-1])
+    except variants.PatchMismatch:
+        lean = variants.load(variants.combine("lean", "", variants.NO_PATTERN, variants.EXTRA_IGNORE))
     rs = schema.jsonschema_rs_validator()
     for workload in ("full", "minimal"):
         wire = workloads.official_bytes(workloads.WORKLOADS[workload][0]())
@@ -273,8 +281,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("sections", nargs="*", choices=[*SECTIONS, []], default=[])
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--sample-ms", type=float, default=SAMPLE * 1000)
+    parser.add_argument(
+        "--rev",
+        help="build the model variants from this git revision of src/olsdk/_runtime.py and"
+        " generated/ (default: the working tree); the write-up used 15a4881",
+    )
     args = parser.parse_args(argv)
     ROUNDS, SAMPLE = args.rounds, args.sample_ms / 1000
+    variants.SOURCE_REV = args.rev
+    if args.rev:
+        print(f"model variants built from git revision {args.rev}")
     for name in args.sections or SECTIONS:
         SECTIONS[name]()
 

@@ -301,6 +301,11 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "`20x official ...` is 20 times faster. Only these same-run ratios mean anything",
         "on a shared machine; absolute times move with the load.",
         "",
+        "Commands: `make bench` (= `.venv/bin/python -m bench`, a few minutes);"
+        " `python -m bench --quick` (smoke run, seconds); `--ndjson-gb 1` for the issue's"
+        " 1 GB stream; `--only parse,emit,...`; `python -m bench.experiments` for the"
+        " profile experiments below.",
+        "",
         f"Run: `{command}`, {when}, took {results.seconds:.0f} s"
         + (" (**quick mode: smoke numbers only**)" if s.quick else "")
         + ".",
@@ -324,8 +329,11 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "  from the local `spec/` copy; formats are annotations (the 2020-12 default).",
         "  olsdk offers no JSON-Schema validator, so its typed parse is shown for scale.",
         "- HTTP rows: one local `ThreadingHTTPServer` subprocess (`bench/server.py`),",
-        "  keep-alive, empty 200 replies; each contender's client is built once; the",
-        "  batch row stops the clock when `flush()` returns (all events delivered); the",
+        "  keep-alive, empty 200 replies. Each contender is a client built once and fed",
+        "  the same pre-built minimal event: `olsdk.client.OpenLineageClient` with the",
+        "  http transport (single: one POST per event; batch: `batch: {max_events: 100}`,",
+        "  clock stopped when `flush()` returns, i.e. all delivered) and the official",
+        "  `OpenLineageClient(transport=HttpTransport(HttpConfig(url=...))).emit`. The",
         "  sink's count is checked after every round.",
         "- Memory: NDJSON of full events (distinct run ids) generated in a temporary",
         "  directory, validated line by line with `olsdk.parse_event` in a subprocess;",

@@ -1,10 +1,11 @@
 """Scratch copies of olsdk's models with one runtime feature changed, for experiments.
 
-Nothing in `src/` or `generated/` is modified: `load(name, ...)` copies
-`src/olsdk/_runtime.py` and `generated/olsdk_generated/{models,_meta}.py` into a
-temporary package, applies text patches (each must match, or loading fails), imports
-it and binds the metadata the way `olsdk.models` does. The copy gets its own facet
-registry stub, so it cannot disturb the real one.
+Nothing in `src/` or `generated/` is modified: `load(variant)` copies
+`src/olsdk/_runtime.py` and `generated/olsdk_generated/{models,_meta}.py` (from the
+working tree, or from the git revision in `SOURCE_REV`) into a temporary package,
+applies text patches (each must match, else `PatchMismatch`), imports it and binds
+the metadata the way `olsdk.models` does. The copy gets its own facet registry stub,
+so it cannot disturb the real one.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import importlib
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import warnings
@@ -37,6 +39,26 @@ class _registry:  # scratch copy: no custom facets, no shared state
 """
 
 _TMP = Path(tempfile.mkdtemp(prefix="olsdk-variants-"))
+
+# Read the sources at this git revision instead of the working tree (None: working tree).
+SOURCE_REV: str | None = None
+
+
+class PatchMismatch(RuntimeError):
+    """A variant's patch does not apply to this runtime (it has changed since)."""
+
+
+def _read(path: Path) -> str:
+    if SOURCE_REV is None:
+        return path.read_text()
+    rel = path.relative_to(ROOT).as_posix()
+    return subprocess.run(
+        ["git", "show", f"{SOURCE_REV}:{rel}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 @dataclass(frozen=True)
@@ -122,7 +144,7 @@ def combine(name: str, description: str, *variants: Variant) -> Variant:
 def _patch(text: str, patches: tuple[Patch, ...], where: str) -> str:
     for old, new in patches:
         if old not in text:
-            raise RuntimeError(f"variant patch does not match {where}: {old[:60]!r}")
+            raise PatchMismatch(f"variant patch does not match {where}: {old[:60]!r}")
         text = text.replace(old, new)
     return text
 
@@ -132,20 +154,21 @@ _loaded: dict[str, ModuleType] = {}
 
 def load(variant: Variant) -> ModuleType:
     """The variant's models module (has every generated class, `RunEvent` etc.)."""
-    if variant.name in _loaded:
-        return _loaded[variant.name]
-    package = "olsdk_variant_" + re.sub(r"\W", "_", variant.name)
+    cache_key = f"{variant.name}@{SOURCE_REV}"
+    if cache_key in _loaded:
+        return _loaded[cache_key]
+    package = "olsdk_variant_" + re.sub(r"\W", "_", f"{variant.name}_{SOURCE_REV or 'wt'}")
     folder = _TMP / package
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    runtime = RUNTIME.read_text()
+    runtime = _read(RUNTIME)
     runtime = runtime.replace("from olsdk import _registry\n", _REGISTRY_STUB)
     (folder / "_runtime.py").write_text(_patch(runtime, variant.runtime, "_runtime.py"))
-    models = (GENERATED / "models.py").read_text()
+    models = _read(GENERATED / "models.py")
     models = models.replace("from olsdk._runtime import", f"from {package}._runtime import")
     (folder / "models.py").write_text(_patch(models, variant.models, "models.py"))
-    meta = (GENERATED / "_meta.py").read_text()
+    meta = _read(GENERATED / "_meta.py")
     meta = meta.replace("from olsdk_generated import models", f"from {package} import models")
     (folder / "_meta.py").write_text(meta)
     (folder / "__init__.py").write_text("")
@@ -162,5 +185,5 @@ def load(variant: Variant) -> ModuleType:
         containers=meta_module.CONTAINERS,
         facet_keys=meta_module.FACET_KEYS,
     )
-    _loaded[variant.name] = models_module
+    _loaded[cache_key] = models_module
     return models_module
