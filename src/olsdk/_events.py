@@ -7,13 +7,16 @@ callable discriminator makes pydantic-core dispatch on them in one pass over the
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeAlias
 
 from pydantic import BaseModel, Discriminator, Tag, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
-from olsdk._errors import ValidationError
+from olsdk._errors import Problem, ValidationError
+from olsdk._runtime import DeletedFacet, FacetContainer, _models_in, adopt_all_extras, container_fields
 from olsdk.models import DatasetEvent, JobEvent, RunEvent
 
 Event: TypeAlias = RunEvent | DatasetEvent | JobEvent
@@ -58,16 +61,86 @@ def parse_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
 
     Raises `olsdk.ValidationError` naming the JSON path and the rule of every problem.
     """
+    if not isinstance(data, str | bytes | bytearray | Mapping):
+        raise TypeError(f"parse_event() takes JSON text, bytes or a dict, not {type(data).__name__}")
     try:
-        # JSON names only: a custom field that happens to be called `producer` in a
-        # facet must stay that field, not fill in the facet's `_producer`.
-        if isinstance(data, str | bytes | bytearray):
-            return _EVENT_ADAPTER.validate_json(data, by_alias=True, by_name=False)
-        if isinstance(data, Mapping):
-            return _EVENT_ADAPTER.validate_python(dict(data), by_alias=True, by_name=False)
+        event = _validate(data)
+    except PydanticValidationError as exc:
+        # A deletion marker under a key the spec types (`"schema": {"_deleted": true}`)
+        # cannot be validated as that facet: take such markers out, validate the rest,
+        # and put them back as `DeletedFacet`s. Rare, so it is not on the fast path.
+        if not _may_hold_deletions(data):
+            raise ValidationError.from_pydantic(exc) from None
+        event = _validate_with_deletions(data, exc)
+    problems = adopt_all_extras(event)
+    if problems:
+        raise ValidationError([Problem(path, rule) for path, rule in problems])
+    return event
+
+
+def _validate(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
+    # JSON names only: a custom field that happens to be called `producer` in a facet
+    # must stay that field, not fill in the facet's `_producer`.
+    if isinstance(data, str | bytes | bytearray):
+        return _EVENT_ADAPTER.validate_json(data, by_alias=True, by_name=False)
+    return _EVENT_ADAPTER.validate_python(dict(data), by_alias=True, by_name=False)
+
+
+def _may_hold_deletions(data: str | bytes | bytearray | Mapping[str, Any]) -> bool:
+    if isinstance(data, str):
+        return '"_deleted"' in data
+    if isinstance(data, bytes | bytearray):
+        return b'"_deleted"' in data
+    return "_deleted" in json.dumps(data, default=str)
+
+
+_Marker = tuple[tuple[str | int, ...], str, dict[str, Any]]
+
+
+def _validate_with_deletions(
+    data: str | bytes | bytearray | Mapping[str, Any], first_error: PydanticValidationError
+) -> Event:
+    document = json.loads(data) if isinstance(data, str | bytes | bytearray) else copy.deepcopy(dict(data))
+    kind = _event_kind(document)
+    markers: list[_Marker] = []
+    if kind is not None and isinstance(document, dict):
+        _take_markers(document, _EVENT_CLASSES[kind], (), markers)
+    if not markers:
+        raise ValidationError.from_pydantic(first_error) from None
+    try:
+        event = _validate(document)
     except PydanticValidationError as exc:
         raise ValidationError.from_pydantic(exc) from None
-    raise TypeError(f"parse_event() takes JSON text, bytes or a dict, not {type(data).__name__}")
+    for path, key, marker in markers:
+        target: Any = event
+        for step in path:
+            target = target[step] if isinstance(step, int) else getattr(target, step)
+        target[key] = DeletedFacet.model_validate(marker)
+    return event
+
+
+def _take_markers(node: Any, cls: type[BaseModel], path: tuple[str | int, ...], out: list[_Marker]) -> None:
+    """Move deletion markers under typed keys out of `node` (a JSON object of `cls`)."""
+    if issubclass(cls, FacetContainer):
+        for key in list(node):
+            value = node[key]
+            if key in cls.__olsdk_keys__ and isinstance(value, dict) and value.get("_deleted") is True:
+                out.append((path, key, node.pop(key)))
+    for name in container_fields(cls):
+        info = cls.model_fields[name]
+        child = node.get(info.alias or name)
+        models = [m for m in _models_in(info.annotation) if issubclass(m, FacetContainer) or container_fields(m)]
+        if not models or child is None:
+            continue
+        if isinstance(child, list):
+            for index, item in enumerate(child):
+                if isinstance(item, dict):
+                    _take_markers(item, models[0], (*path, name, index), out)
+        elif isinstance(child, dict):
+            _take_markers(child, models[0], (*path, name), out)
+
+
+_EVENT_CLASSES: dict[str, type[BaseModel]] = {"run": RunEvent, "dataset": DatasetEvent, "job": JobEvent}
 
 
 def to_json(event: BaseModel) -> str:

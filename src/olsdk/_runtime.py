@@ -24,14 +24,12 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import ItemsView, Iterator, Mapping
-from typing import Annotated, Any, ClassVar, Self
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
-    ModelWrapValidatorHandler,
     StringConstraints,
-    model_validator,
 )
 from pydantic import ValidationError as PydanticValidationError
 
@@ -164,35 +162,76 @@ def _is_deletion(value: Any) -> bool:
 
 
 class FacetContainer(OLModel):
-    """A typed facet map: spec keys are fields, every other key is kept by name."""
+    """A typed facet map: spec keys are fields, every other key is kept by name.
+
+    Validation itself stays in pydantic-core (a Python validator here would make
+    pydantic turn every container's JSON into Python objects first, about half the
+    parse time); what needs Python happens after it, only for the keys the spec does
+    not define: `adopt_extras` turns deletion markers into `DeletedFacet` and
+    registered keys into their classes. `olsdk.parse_event` and `__init__` call it.
+    """
 
     # Set by the generated metadata: which entity's facets this container holds, and
     # the JSON keys of its typed fields.
     __olsdk_entity__: ClassVar[str] = ""
     __olsdk_keys__: ClassVar[frozenset[str]] = frozenset()
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _route_keys(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
-        if not isinstance(data, dict):
-            return handler(data)
-        keys = cls.__olsdk_keys__
-        if keys.issuperset(data) and not any(_is_deletion(v) for v in data.values()):
-            return handler(data)  # the common case: only spec keys
+    def __init__(self, /, **data: Any) -> None:
+        keys = type(self).__olsdk_keys__
         typed: dict[str, Any] = {}
         kept: dict[str, Any] = {}
         for key, value in data.items():
-            if key in keys and not _is_deletion(value):
+            name_key = self._alias_of(key)
+            if name_key in keys and not _is_deletion(value) and not isinstance(value, DeletedFacet):
                 typed[key] = value
             else:
-                kept[key] = _kept_facet(cls.__olsdk_entity__, key, value)
-        container = handler(typed)
-        extra = container.__pydantic_extra__
+                kept[name_key] = _kept_facet(type(self).__olsdk_entity__, name_key, value)
+        super().__init__(**typed)
+        if kept:
+            self._extra().update(kept)
+            self.__pydantic_fields_set__.update(kept)
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
+
+    @classmethod
+    def _alias_of(cls, key: str) -> str:
+        field = cls.model_fields.get(key)
+        return (field.alias or key) if field is not None else key
+
+    def _extra(self) -> dict[str, Any]:
+        extra = self.__pydantic_extra__
         if extra is None:  # pragma: no cover - containers always allow extra keys
-            raise TypeError(f"{cls.__name__} must allow extra keys")
-        extra.update(kept)
-        container.__pydantic_fields_set__.update(kept)
-        return container
+            raise TypeError(f"{type(self).__name__} must allow extra keys")
+        return extra
+
+    def adopt_extras(self) -> list[tuple[str, str]]:
+        """Type what pydantic-core left untyped; return (key, problem) pairs.
+
+        Keys the spec does not define become their registered class, a `DeletedFacet`,
+        or stay plain data after a check that they are facets. A spec facet that
+        arrived as a deletion marker (the spec lets `SchemaDatasetFacet` be sent with
+        only `_deleted: true`) moves to a `DeletedFacet` under its key as well.
+        """
+        for name in self.__pydantic_fields_set__ & type(self).model_fields.keys():
+            value = getattr(self, name)
+            if getattr(value, "deleted", None) is True:
+                marker = DeletedFacet.model_validate(value.model_dump(mode="json", exclude_unset=True))
+                self.__pydantic_fields_set__.discard(name)
+                object.__setattr__(self, name, None)
+                key = type(self).model_fields[name].alias or name
+                self._extra()[key] = marker
+                self.__pydantic_fields_set__.add(key)
+        extra = self.__pydantic_extra__
+        if not extra:
+            return []
+        problems: list[tuple[str, str]] = []
+        entity = type(self).__olsdk_entity__
+        for key, value in extra.items():
+            try:
+                extra[key] = _kept_facet(entity, key, value)
+            except ValueError as exc:
+                problems.append((key, str(exc)))
+        return problems
 
     # Mapping-style access by JSON key, for keys that are not Python names
     # (`spark.exception`, `environment-properties`) and for generic code.
@@ -218,9 +257,7 @@ class FacetContainer(OLModel):
         if name is not None and not _is_deletion(value) and not isinstance(value, DeletedFacet):
             setattr(self, name, value)
             return
-        if self.__pydantic_extra__ is None:  # pragma: no cover
-            raise TypeError(f"{type(self).__name__} must allow extra keys")
-        self.__pydantic_extra__[key] = _kept_facet(type(self).__olsdk_entity__, key, value)
+        self._extra()[key] = _kept_facet(type(self).__olsdk_entity__, key, value)
         self.__pydantic_fields_set__.add(key)
 
     def __contains__(self, key: object) -> bool:
@@ -262,20 +299,61 @@ def _kept_facet(entity: str, key: str, value: Any) -> Any:
     facet_class = _registry.lookup(entity, key)
     if facet_class is not None:
         try:
-            return facet_class.model_validate(value)
+            return facet_class.model_validate(value, by_alias=True, by_name=False)
         except PydanticValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise ValueError(
-                f"facet {key!r} does not match its registered class {facet_class.__name__}: "
-                f"{where or '(facet)'}: {first['msg']}"
+                f"does not match its registered class {facet_class.__name__}: {where or '(facet)'}: {first['msg']}"
             ) from None
     if not isinstance(value, Mapping):
-        raise ValueError(f"facet {key!r} must be a JSON object, got {type(value).__name__}")
+        raise ValueError(f"a facet must be a JSON object, got {type(value).__name__}")
     for required in ("_producer", "_schemaURL"):
         if not isinstance(value.get(required), str):
-            raise ValueError(f"facet {key!r} lacks {required!r}, which every facet must have (BaseFacet)")
+            raise ValueError(f"lacks {required!r}, which every facet must have (BaseFacet)")
     return value
+
+
+def container_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of `cls` through which a facet container can be reached."""
+    cached = _CONTAINER_FIELDS.get(cls)
+    if cached is None:
+        _CONTAINER_FIELDS[cls] = ()  # cycle guard: ParentRunFacet -> ... -> RunFacets
+        cached = tuple(
+            name
+            for name, info in cls.model_fields.items()
+            if any(
+                issubclass(model, FacetContainer) or container_fields(model) for model in _models_in(info.annotation)
+            )
+        )
+        _CONTAINER_FIELDS[cls] = cached
+    return cached
+
+
+_CONTAINER_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [model for arg in getattr(annotation, "__args__", ()) for model in _models_in(arg)]
+
+
+def adopt_all_extras(model: BaseModel, path: str = "") -> list[tuple[str, str]]:
+    """Run `adopt_extras` on every facet container inside `model`; return problems."""
+    problems: list[tuple[str, str]] = []
+    if isinstance(model, FacetContainer):
+        problems.extend((f"{path}.{key}" if path else key, rule) for key, rule in model.adopt_extras())
+    for name in container_fields(type(model)):
+        value = getattr(model, name)
+        where = f"{path}.{name}" if path else name
+        if isinstance(value, BaseModel):
+            problems.extend(adopt_all_extras(value, where))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    problems.extend(adopt_all_extras(item, f"{where}[{index}]"))
+    return problems
 
 
 def bind_metadata(

@@ -106,7 +106,7 @@ def test_deletion_markers_parse_for_any_key_and_dump_back() -> None:
             "run.facets.parent.job",
             "required",
         ),
-        ({"run": {"runId": RUN_ID, "facets": {"custom_x": {"a": 1}}}}, "run.facets", "'custom_x' lacks '_producer'"),
+        ({"run": {"runId": RUN_ID, "facets": {"custom_x": {"a": 1}}}}, "run.facets.custom_x", "lacks '_producer'"),
     ],
 )
 def test_errors_name_the_json_path_and_the_rule(change: dict[str, Any], path: str, rule: str) -> None:
