@@ -78,10 +78,21 @@ def parse_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     return event
 
 
+_RUN_EVENT_VALIDATOR = RunEvent.__pydantic_validator__
+
+
 def _validate(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
     # JSON names only: a custom field that happens to be called `producer` in a facet
     # must stay that field, not fill in the facet's `_producer`.
     if isinstance(data, str | bytes | bytearray):
+        # Most events are RunEvents: validate straight from the JSON in pydantic-core.
+        # The discriminating adapter would first turn the whole document into Python
+        # objects to call its discriminator; it serves the other kinds and the errors.
+        try:
+            event: Event = _RUN_EVENT_VALIDATOR.validate_json(data, by_alias=True, by_name=False)
+            return event
+        except PydanticValidationError:
+            pass
         return _EVENT_ADAPTER.validate_json(data, by_alias=True, by_name=False)
     return _EVENT_ADAPTER.validate_python(dict(data), by_alias=True, by_name=False)
 

@@ -84,6 +84,8 @@ def utc_now() -> str:
 class OLModel(BaseModel):
     """Base of every generated model: JSON names in and out, unknown fields kept."""
 
+    __olsdk_is_container__: ClassVar[bool] = False
+
     model_config = ConfigDict(
         extra="allow",
         validate_by_alias=True,
@@ -173,8 +175,11 @@ class FacetContainer(OLModel):
 
     # Set by the generated metadata: which entity's facets this container holds, and
     # the JSON keys of its typed fields.
+    __olsdk_is_container__: ClassVar[bool] = True
     __olsdk_entity__: ClassVar[str] = ""
     __olsdk_keys__: ClassVar[frozenset[str]] = frozenset()
+    # The typed fields whose facet class can carry `_deleted` (job and dataset facets).
+    __olsdk_deletable__: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, /, **data: Any) -> None:
         keys = type(self).__olsdk_keys__
@@ -212,26 +217,32 @@ class FacetContainer(OLModel):
         arrived as a deletion marker (the spec lets `SchemaDatasetFacet` be sent with
         only `_deleted: true`) moves to a `DeletedFacet` under its key as well.
         """
-        for name in self.__pydantic_fields_set__ & type(self).model_fields.keys():
-            value = getattr(self, name)
-            if getattr(value, "deleted", None) is True:
-                marker = DeletedFacet.model_validate(value.model_dump(mode="json", exclude_unset=True))
-                self.__pydantic_fields_set__.discard(name)
-                object.__setattr__(self, name, None)
-                key = type(self).model_fields[name].alias or name
-                self._extra()[key] = marker
-                self.__pydantic_fields_set__.add(key)
+        cls = type(self)
+        if cls.__olsdk_deletable__:
+            values = self.__dict__
+            for name in self.__pydantic_fields_set__ & cls.__olsdk_deletable__:
+                if getattr(values[name], "deleted", None) is True:
+                    self._move_deletion(name)
         extra = self.__pydantic_extra__
         if not extra:
             return []
         problems: list[tuple[str, str]] = []
-        entity = type(self).__olsdk_entity__
+        entity = cls.__olsdk_entity__
         for key, value in extra.items():
             try:
                 extra[key] = _kept_facet(entity, key, value)
             except ValueError as exc:
                 problems.append((key, str(exc)))
         return problems
+
+    def _move_deletion(self, name: str) -> None:
+        value = self.__dict__[name]
+        marker = DeletedFacet.model_validate(value.model_dump(mode="json", exclude_unset=True))
+        self.__pydantic_fields_set__.discard(name)
+        object.__setattr__(self, name, None)
+        key = type(self).__pydantic_fields__[name].alias or name
+        self._extra()[key] = marker
+        self.__pydantic_fields_set__.add(key)
 
     # Mapping-style access by JSON key, for keys that are not Python names
     # (`spark.exception`, `environment-properties`) and for generic code.
@@ -321,7 +332,7 @@ def container_fields(cls: type[BaseModel]) -> tuple[str, ...]:
         _CONTAINER_FIELDS[cls] = ()  # cycle guard: ParentRunFacet -> ... -> RunFacets
         cached = tuple(
             name
-            for name, info in cls.model_fields.items()
+            for name, info in cls.__pydantic_fields__.items()
             if any(
                 issubclass(model, FacetContainer) or container_fields(model) for model in _models_in(info.annotation)
             )
@@ -340,20 +351,36 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
 
 
 def adopt_all_extras(model: BaseModel, path: str = "") -> list[tuple[str, str]]:
-    """Run `adopt_extras` on every facet container inside `model`; return problems."""
+    """Run `adopt_extras` on every facet container inside `model`; return problems.
+
+    This runs after every parse, so it touches only the fields that can lead to a
+    container (`container_fields`, computed once per class).
+    """
     problems: list[tuple[str, str]] = []
-    if isinstance(model, FacetContainer):
-        problems.extend((f"{path}.{key}" if path else key, rule) for key, rule in model.adopt_extras())
-    for name in container_fields(type(model)):
-        value = getattr(model, name)
-        where = f"{path}.{name}" if path else name
-        if isinstance(value, BaseModel):
-            problems.extend(adopt_all_extras(value, where))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                if isinstance(item, BaseModel):
-                    problems.extend(adopt_all_extras(item, f"{where}[{index}]"))
+    _adopt_into(model, path, problems)
     return problems
+
+
+def _adopt_into(model: BaseModel, path: str, problems: list[tuple[str, str]]) -> None:
+    cls = type(model)
+    fields = _CONTAINER_FIELDS.get(cls)
+    if fields is None:
+        fields = container_fields(cls)
+    if cls.__olsdk_is_container__ and (model.__pydantic_extra__ or cls.__olsdk_deletable__):  # type: ignore[attr-defined]
+        for key, rule in model.adopt_extras():  # type: ignore[attr-defined]
+            problems.append((f"{path}.{key}" if path else key, rule))
+    if not fields:
+        return
+    values = model.__dict__
+    for name in fields:
+        value = values[name]
+        if value is None:
+            continue
+        if type(value) is list:
+            for index, item in enumerate(value):
+                _adopt_into(item, f"{path}.{name}[{index}]" if path else f"{name}[{index}]", problems)
+        else:
+            _adopt_into(value, f"{path}.{name}" if path else name, problems)
 
 
 def bind_metadata(
@@ -374,5 +401,10 @@ def bind_metadata(
             raise TypeError(f"{container!r} is not a facet container class")
         container.__olsdk_entity__ = entity
         container.__olsdk_keys__ = frozenset((info.alias or name) for name, info in container.model_fields.items())
+        container.__olsdk_deletable__ = frozenset(
+            name
+            for name, info in container.model_fields.items()
+            if any("deleted" in model.model_fields for model in _models_in(info.annotation))
+        )
     for (entity, key), keyed_class in facet_keys.items():
         _registry.register_spec_facet(entity, key, keyed_class)

@@ -22,8 +22,19 @@ with warnings.catch_warnings():
         SPEC_VERSION,
         _meta,
     )
+    from olsdk_generated import models as _generated_models
     from olsdk_generated.models import *  # noqa: F403 - the generated classes are the API
     from olsdk_generated.models import BaseFacet
+
+# Finish every class now: a class pydantic left to complete on first use would do it
+# in the middle of the first parse, and keep a forwarding validator around meanwhile.
+def _complete_all() -> None:
+    for cls in list(vars(_generated_models).values()):
+        if isinstance(cls, type) and issubclass(cls, _runtime.OLModel) and not cls.__pydantic_complete__:
+            cls.model_rebuild()
+
+
+_complete_all()
 
 _runtime.bind_metadata(
     core_id=_meta.CORE_ID,
