@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,9 @@ def _rule(error: Any) -> str:
     return str(error["msg"])
 
 
+_KEYED_RULE = re.compile(r"^facet '(?P<key>[^']+)': (?P<rule>.*)$", re.S)
+
+
 class ValidationError(ValueError):
     """Input that does not match the OpenLineage spec.
 
@@ -77,7 +81,12 @@ class ValidationError(ValueError):
             # The event dispatcher adds the event kind as the first location part.
             if loc and loc[0] in ("run", "dataset", "job") and exc.title.startswith("tagged-union"):
                 loc = loc[1:]
-            problem = Problem(_path(loc), _rule(error), error.get("input"))
+            path, rule = _path(loc), _rule(error)
+            # A facet container names the key at fault in its message.
+            keyed = _KEYED_RULE.match(rule) if error["type"] == "value_error" else None
+            if keyed:
+                path, rule = (f"{path}.{keyed['key']}" if path else keyed["key"]), keyed["rule"]
+            problem = Problem(path, rule, error.get("input"))
             if (problem.path, problem.rule) not in seen:
                 seen.add((problem.path, problem.rule))
                 problems.append(problem)

@@ -15,8 +15,8 @@ from typing import Annotated, Any, TypeAlias
 from pydantic import BaseModel, Discriminator, Tag, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
-from olsdk._errors import Problem, ValidationError
-from olsdk._runtime import DeletedFacet, FacetContainer, _models_in, adopt_all_extras, container_fields
+from olsdk._errors import ValidationError
+from olsdk._runtime import DeletedFacet, FacetContainer, _models_in
 from olsdk.models import DatasetEvent, JobEvent, RunEvent
 
 Event: TypeAlias = RunEvent | DatasetEvent | JobEvent
@@ -71,10 +71,7 @@ def parse_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
         # and put them back as `DeletedFacet`s. Rare, so it is not on the fast path.
         if not _may_hold_deletions(data):
             raise ValidationError.from_pydantic(exc) from None
-        event = _validate_with_deletions(data, exc)
-    problems = adopt_all_extras(event)
-    if problems:
-        raise ValidationError([Problem(path, rule) for path, rule in problems])
+        return _validate_with_deletions(data, exc)
     return event
 
 
@@ -137,17 +134,20 @@ def _take_markers(node: Any, cls: type[BaseModel], path: tuple[str | int, ...], 
             value = node[key]
             if key in cls.__olsdk_keys__ and isinstance(value, dict) and value.get("_deleted") is True:
                 out.append((path, key, node.pop(key)))
-    for name in container_fields(cls):
-        info = cls.model_fields[name]
+    for name, info in cls.model_fields.items():
         child = node.get(info.alias or name)
-        models = [m for m in _models_in(info.annotation) if issubclass(m, FacetContainer) or container_fields(m)]
-        if not models or child is None:
+        models = [m for m in _models_in(info.annotation) if m.model_fields]
+        if not models or not isinstance(child, list | dict):
+            continue
+        # (Walking only where one model class is possible keeps this simple: unions of
+        # models, such as subset conditions, hold no facet containers.)
+        if len(models) != 1:
             continue
         if isinstance(child, list):
             for index, item in enumerate(child):
                 if isinstance(item, dict):
                     _take_markers(item, models[0], (*path, name, index), out)
-        elif isinstance(child, dict):
+        else:
             _take_markers(child, models[0], (*path, name), out)
 
 

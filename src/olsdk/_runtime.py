@@ -84,8 +84,6 @@ def utc_now() -> str:
 class OLModel(BaseModel):
     """Base of every generated model: JSON names in and out, unknown fields kept."""
 
-    __olsdk_is_container__: ClassVar[bool] = False
-
     model_config = ConfigDict(
         extra="allow",
         validate_by_alias=True,
@@ -158,6 +156,16 @@ class DeletedFacet(OLModel):
         alias_generator=lambda name: "_" + name,
     )
 
+    def __init__(self, /, **data: Any) -> None:
+        # Built in Python, a marker says what it is: `_deleted: true` and its producer.
+        if "_deleted" not in data and "deleted" not in data:
+            data["_deleted"] = True
+        if "_producer" not in data and "producer" not in data:
+            data["_producer"] = _producer
+        super().__init__(**data)
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
+
 
 def _is_deletion(value: Any) -> bool:
     return type(value) is dict and value.get("_deleted") is True
@@ -175,26 +183,24 @@ class FacetContainer(OLModel):
 
     # Set by the generated metadata: which entity's facets this container holds, and
     # the JSON keys of its typed fields.
-    __olsdk_is_container__: ClassVar[bool] = True
     __olsdk_entity__: ClassVar[str] = ""
     __olsdk_keys__: ClassVar[frozenset[str]] = frozenset()
     # The typed fields whose facet class can carry `_deleted` (job and dataset facets).
     __olsdk_deletable__: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, /, **data: Any) -> None:
-        keys = type(self).__olsdk_keys__
-        typed: dict[str, Any] = {}
-        kept: dict[str, Any] = {}
-        for key, value in data.items():
-            name_key = self._alias_of(key)
-            if name_key in keys and not _is_deletion(value) and not isinstance(value, DeletedFacet):
-                typed[key] = value
-            else:
-                kept[name_key] = _kept_facet(type(self).__olsdk_entity__, name_key, value)
-        super().__init__(**typed)
-        if kept:
-            self._extra().update(kept)
-            self.__pydantic_fields_set__.update(kept)
+        # A deletion marker under a typed key cannot be validated as that key's facet
+        # class: keep it aside and store it as a `DeletedFacet` under the key.
+        deletions: dict[str, Any] = {}
+        for key in list(data):
+            value = data[key]
+            if _is_deletion(value) or isinstance(value, DeletedFacet):
+                deletions[self._alias_of(key)] = data.pop(key)
+        super().__init__(**data)
+        if deletions:
+            entity = type(self).__olsdk_entity__
+            self._extra().update({key: _kept_facet(entity, key, value) for key, value in deletions.items()})
+            self.__pydantic_fields_set__.update(deletions)
 
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
 
@@ -208,6 +214,16 @@ class FacetContainer(OLModel):
         if extra is None:  # pragma: no cover - containers always allow extra keys
             raise TypeError(f"{type(self).__name__} must allow extra keys")
         return extra
+
+    def model_post_init(self, context: Any, /) -> None:
+        # Runs after pydantic-core has built the container, on every path (parsed
+        # JSON, dicts, keyword arguments): a Python hook here, unlike a validator,
+        # does not make pydantic turn the container's JSON into Python objects first.
+        if self.__pydantic_extra__ or type(self).__olsdk_deletable__:
+            problems = self.adopt_extras()
+            if problems:
+                key, rule = problems[0]
+                raise ValueError(f"facet {key!r}: {rule}")
 
     def adopt_extras(self) -> list[tuple[str, str]]:
         """Type what pydantic-core left untyped; return (key, problem) pairs.
@@ -325,62 +341,10 @@ def _kept_facet(entity: str, key: str, value: Any) -> Any:
     return value
 
 
-def container_fields(cls: type[BaseModel]) -> tuple[str, ...]:
-    """The fields of `cls` through which a facet container can be reached."""
-    cached = _CONTAINER_FIELDS.get(cls)
-    if cached is None:
-        _CONTAINER_FIELDS[cls] = ()  # cycle guard: ParentRunFacet -> ... -> RunFacets
-        cached = tuple(
-            name
-            for name, info in cls.__pydantic_fields__.items()
-            if any(
-                issubclass(model, FacetContainer) or container_fields(model) for model in _models_in(info.annotation)
-            )
-        )
-        _CONTAINER_FIELDS[cls] = cached
-    return cached
-
-
-_CONTAINER_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
-
-
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [annotation]
     return [model for arg in getattr(annotation, "__args__", ()) for model in _models_in(arg)]
-
-
-def adopt_all_extras(model: BaseModel, path: str = "") -> list[tuple[str, str]]:
-    """Run `adopt_extras` on every facet container inside `model`; return problems.
-
-    This runs after every parse, so it touches only the fields that can lead to a
-    container (`container_fields`, computed once per class).
-    """
-    problems: list[tuple[str, str]] = []
-    _adopt_into(model, path, problems)
-    return problems
-
-
-def _adopt_into(model: BaseModel, path: str, problems: list[tuple[str, str]]) -> None:
-    cls = type(model)
-    fields = _CONTAINER_FIELDS.get(cls)
-    if fields is None:
-        fields = container_fields(cls)
-    if cls.__olsdk_is_container__ and (model.__pydantic_extra__ or cls.__olsdk_deletable__):  # type: ignore[attr-defined]
-        for key, rule in model.adopt_extras():  # type: ignore[attr-defined]
-            problems.append((f"{path}.{key}" if path else key, rule))
-    if not fields:
-        return
-    values = model.__dict__
-    for name in fields:
-        value = values[name]
-        if value is None:
-            continue
-        if type(value) is list:
-            for index, item in enumerate(value):
-                _adopt_into(item, f"{path}.{name}[{index}]" if path else f"{name}[{index}]", problems)
-        else:
-            _adopt_into(value, f"{path}.{name}" if path else name, problems)
 
 
 def bind_metadata(

@@ -195,3 +195,20 @@ def test_enumerations_and_single_value_enums_are_typed() -> None:
     assert models.LifecycleStateChange("OVERWRITE").value == "OVERWRITE"
     entry = models.LineageDatasetEntry(namespace="n", name="d", type="DATASET")
     assert entry.type == "DATASET"
+
+
+def test_deletion_markers_built_in_python_dump_as_markers() -> None:
+    marker = models.DeletedFacet()
+    assert json.loads(marker.to_json()) == {"_producer": olsdk.get_default_producer(), "_deleted": True}
+    facets = models.DatasetFacets(schema=models.DeletedFacet(schemaURL="https://s"), custom_x={"_deleted": True})
+    assert facets.schema is None
+    doc = json.loads(facets.to_json())
+    assert doc["schema"] == {"_producer": olsdk.get_default_producer(), "_schemaURL": "https://s", "_deleted": True}
+    assert doc["custom_x"] == {"_deleted": True}
+    run = models.Run(runId=RUN_ID, facets=models.RunFacets(parent=models.DeletedFacet()))
+    assert json.loads(run.to_json())["facets"] == {"parent": {"_producer": olsdk.get_default_producer(), "_deleted": True}}
+
+
+def test_unknown_facet_errors_from_python_construction_name_the_key() -> None:
+    with pytest.raises(Exception, match="facet 'custom_x': lacks '_producer'"):
+        models.Run(runId=RUN_ID, facets={"custom_x": {"a": 1}})
