@@ -206,7 +206,9 @@ def test_deletion_markers_built_in_python_dump_as_markers() -> None:
     assert doc["schema"] == {"_producer": olsdk.get_default_producer(), "_schemaURL": "https://s", "_deleted": True}
     assert doc["custom_x"] == {"_deleted": True}
     run = models.Run(runId=RUN_ID, facets=models.RunFacets(parent=models.DeletedFacet()))
-    assert json.loads(run.to_json())["facets"] == {"parent": {"_producer": olsdk.get_default_producer(), "_deleted": True}}
+    assert json.loads(run.to_json())["facets"] == {
+        "parent": {"_producer": olsdk.get_default_producer(), "_deleted": True}
+    }
 
 
 def test_unknown_facet_errors_from_python_construction_name_the_key() -> None:
