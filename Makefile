@@ -39,6 +39,7 @@ demo: setup
 
 bench: setup spec
 	$(PY) -m bench
+	$(PY) -m olsdk.spark.bench
 
 # Pin a new snapshot: refresh spec/manifest.json, copy the files, regenerate, report.
 spec-upgrade: setup
