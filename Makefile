@@ -39,7 +39,7 @@ demo: setup
 
 bench: setup spec
 	$(PY) -m bench
-	$(PY) -m olsdk.spark.bench
+	$(PY) -m olsdk.spark.bench --writes 5 --tasks 50
 
 # Pin a new snapshot: refresh spec/manifest.json, copy the files, regenerate, report.
 spec-upgrade: setup
