@@ -169,11 +169,16 @@ class Transport:
     def check_settings(cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None = None) -> Any:
         """Validate a configuration mapping without building anything; return the settings."""
         if cls.settings_class is None:
-            if data:
-                key = str(next(iter(data)))
-                raise unknown_key_error(key, path, ["type", "name", "priority"], origins or {})
+            cls._reject_settings(data, path, origins)
             return None
         return build(cls.settings_class, data, path, origins)
+
+    @classmethod
+    def _reject_settings(cls, data: Mapping[str, Any], path: tuple[str, ...], origins: Origins | None) -> None:
+        """A transport without settings accepts only the keys every transport has."""
+        if data:
+            key = str(next(iter(data)))
+            raise unknown_key_error(key, path, ["type", "name", "priority"], origins or {})
 
     @classmethod
     def from_settings(
@@ -187,9 +192,7 @@ class Transport:
     ) -> Transport:
         """Validate a configuration mapping (without ``type``) and build the transport."""
         if cls.settings_class is None:
-            if data:
-                key = str(next(iter(data)))
-                raise unknown_key_error(key, path, ["type", "name", "priority"], origins or {})
+            cls._reject_settings(data, path, origins)
             return cls(name=name, priority=priority)
         return cls(build(cls.settings_class, data, path, origins), name=name, priority=priority)
 
