@@ -14,7 +14,7 @@ from codegen.manifest import (
     load_manifest,
     verify_spec,
 )
-from codegen.render import render_package, write_package
+from codegen.render import GeneratedPackage, render_package, write_package
 from codegen.stage import stage
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,25 +38,26 @@ def generate(
     manifest_path: Path = MANIFEST_PATH,
     out_dir: Path = GENERATED_DIR,
     extra_facets: list[Path] | None = None,
-) -> tuple[int, list[str]]:
-    """Generate the models package; returns (class count, changed files)."""
+) -> tuple[GeneratedPackage, list[str]]:
+    """Generate the models package; returns it and the files that changed."""
     manifest = load_manifest(manifest_path)
     verify_spec(manifest, spec_dir)
     staged = stage(spec_dir, manifest, extra_facet_dirs=extra_facets)
     package = render_package(staged, manifest)
     changed = write_package(package, out_dir)
-    return package.class_count, changed
+    return package, changed
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    count, changed = generate(
+    package, changed = generate(
         spec_dir=Path(args.spec_dir),
         manifest_path=Path(args.manifest),
         out_dir=Path(args.out),
         extra_facets=[Path(p) for p in args.extra_facets],
     )
     status = "unchanged" if not changed else "changed: " + ", ".join(changed)
-    print(f"generated/{'olsdk_generated'}: {count} classes; {status}")
+    models = package.class_count - package.enum_count
+    print(f"generated/olsdk_generated: {models} model classes and {package.enum_count} enums; {status}")
     return 0
 
 

@@ -39,6 +39,10 @@ class GeneratedPackage:
     def class_count(self) -> int:
         return len(re.findall(r"^class \w+", self.files["models.py"], flags=re.MULTILINE))
 
+    @property
+    def enum_count(self) -> int:
+        return len(re.findall(r"^class \w+\(StrEnum\)", self.files["models.py"], flags=re.MULTILINE))
+
 
 def models_source(staged: StagedSpec, release: str) -> str:
     from datamodel_code_generator import (
