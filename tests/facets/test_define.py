@@ -277,16 +277,16 @@ def test_register_facet_for_a_class_made_elsewhere() -> None:
     with pytest.raises(TypeError, match="pass key="):
         register_facet(SparkExceptionRunFacet)
     with pytest.raises(TypeError, match="is a run facet"):
-        register_facet(SparkExceptionRunFacet, key="spark.exception", entity="dataset")
+        register_facet(SparkExceptionRunFacet, key="acme.exception", entity="dataset")
     url = "https://example.com/spark/1-0-0/SparkExceptionRunFacet.json#/$defs/SparkExceptionRunFacet"
-    assert register_facet(SparkExceptionRunFacet, key="spark.exception", schema_url=url) is SparkExceptionRunFacet
-    assert key_of(SparkExceptionRunFacet) == "spark.exception"
+    assert register_facet(SparkExceptionRunFacet, key="acme.exception", schema_url=url) is SparkExceptionRunFacet
+    assert key_of(SparkExceptionRunFacet) == "acme.exception"
 
     facet = SparkExceptionRunFacet(message="boom")
     assert facet.schemaURL == url
-    event = olsdk.parse_event(run_event({"spark.exception": facet.to_dict()}))
+    event = olsdk.parse_event(run_event({"acme.exception": facet.to_dict()}))
     assert isinstance(event, RunEvent) and event.run.facets is not None
-    assert event.run.facets["spark.exception"] == facet
+    assert event.run.facets["acme.exception"] == facet
 
 
 def test_key_of_an_unregistered_class_says_how_to_register_it() -> None:

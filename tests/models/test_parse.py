@@ -54,7 +54,7 @@ def test_unknown_facets_and_extra_fields_survive_parse_and_dump() -> None:
             "facets": {
                 "parent": facet(run={"runId": RUN_ID, "extra": [1, {"x": None}]}, job={"namespace": "a", "name": "b"}),
                 "myCompany_statistics": facet(rows=3, nested={"deep": [1.5, "x"]}, producer="not the _producer"),
-                "spark.exception": facet(message="boom"),
+                "acme.not-registered": facet(message="boom"),
             },
         },
         inputs=[
@@ -73,7 +73,7 @@ def test_unknown_facets_and_extra_fields_survive_parse_and_dump() -> None:
     assert event.run.facets is not None
     assert isinstance(event.run.facets.parent, models.ParentRunFacet)
     assert event.run.facets["myCompany_statistics"]["rows"] == 3
-    assert event.run.facets["spark.exception"]["message"] == "boom"
+    assert event.run.facets["acme.not-registered"]["message"] == "boom"
     assert event.inputs is not None and event.inputs[0].facets is not None
     assert isinstance(event.inputs[0].facets.schema, models.SchemaDatasetFacet)
 
