@@ -161,9 +161,11 @@ class OpenLineageClient:
     def _payload(self, event: Any) -> Payload | None:
         if isinstance(event, str | bytes | bytearray):
             raw = event.encode("utf-8") if isinstance(event, str) else bytes(event)
+            self._check_raw(raw)
             payload = Payload.from_json(raw)
         elif isinstance(event, Mapping):
             raw = json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+            self._check_raw(raw)
             payload = describe_event(event, raw)
         else:
             import olsdk
@@ -173,6 +175,22 @@ class OpenLineageClient:
                 return None
             return dataclasses.replace(meta, body=olsdk.to_json(event).encode("utf-8"))
         return None if JobNameFilter.any_drops(self._filters, payload) else payload
+
+    def _check_raw(self, raw: bytes) -> None:
+        """Validate event JSON given as text or a dict against the spec's models.
+
+        With the `raise` policy a mismatch raises `olsdk.ValidationError`; otherwise it
+        is logged with every problem and the event is still sent as given: the sender's
+        data is not dropped, and the backend keeps the last word.
+        """
+        import olsdk
+
+        try:
+            olsdk.parse_event(raw)
+        except olsdk.ValidationError as exc:
+            if self.error_policy == "raise":
+                raise
+            log.warning("OpenLineage event does not match the spec; sending it as given. %s", exc)
 
     # -- failures -----------------------------------------------------------------
 
