@@ -323,6 +323,7 @@ def test_parity_kafka_file_composite(tmp_path: Path, monkeypatch: pytest.MonkeyP
 # -- the documentation stays true -------------------------------------------------------
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "client.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def docs_yml() -> str:
@@ -360,7 +361,7 @@ def test_docs_table_lists_every_key() -> None:
     from olsdk.transports.composite import CompositeSettings
     from olsdk.transports.settings import display_name
 
-    table = "\n".join(line for line in DOCS.read_text().splitlines() if line.startswith("|"))
+    table = "\n".join(line for line in README.read_text().splitlines() if line.startswith("|"))
 
     def names(cls: type) -> list[str]:
         out = []
