@@ -99,9 +99,7 @@ def split_table(table: object) -> list[str]:
         raise ValueError(f"from_jdbc: table must be a non-empty string, got {table!r}")
     parts = table.strip().split(".")
     if any(not part.strip() for part in parts):
-        raise ValueError(
-            f"from_jdbc: table must be dot-separated names without empty parts, got {table!r}"
-        )
+        raise ValueError(f"from_jdbc: table must be dot-separated names without empty parts, got {table!r}")
     return [part.strip() for part in parts]
 
 

@@ -29,11 +29,7 @@ def athena(*, region_name: str, catalog: str, database: str, table: str) -> Data
     region = rules.segment("athena", "region_name", region_name).lower()
     return DatasetId(
         f"awsathena://athena.{region}.amazonaws.com",
-        rules.join_dotted(
-            rules.text("athena", "catalog", catalog),
-            rules.text("athena", "database", database),
-            rules.text("athena", "table", table),
-        ),
+        rules.dotted_names("athena", catalog=catalog, database=database, table=table),
     )
 
 
@@ -81,10 +77,7 @@ def azure_synapse(*, host: str, schema: str, table: str, port: int | str = 1433)
     seeds)."""
     return DatasetId(
         server_namespace("azure_synapse", "sqlserver", host, port),
-        rules.join_dotted(
-            rules.text("azure_synapse", "schema", schema),
-            rules.text("azure_synapse", "table", table),
-        ),
+        rules.dotted_names("azure_synapse", schema=schema, table=table),
     )
 
 
@@ -146,11 +139,7 @@ def redshift(
         )
     return DatasetId(
         f"redshift://{cluster}.{region}:{rules.port('redshift', 'port', port)}",
-        rules.join_dotted(
-            rules.text("redshift", "database", database),
-            rules.text("redshift", "schema", schema),
-            rules.text("redshift", "table", table),
-        ),
+        rules.dotted_names("redshift", database=database, schema=schema, table=table),
     )
 
 
@@ -223,24 +212,16 @@ def snowflake(
     )
 
 
-def spanner(
-    *, project_id: str, instance_id: str, database: str, schema: str, table: str
-) -> DatasetId:
+def spanner(*, project_id: str, instance_id: str, database: str, schema: str, table: str) -> DatasetId:
     """Spanner: ``spanner://{projectId}:{instanceId}`` / ``{database}.{schema}.{table}``."""
     return DatasetId(
         f"spanner://{rules.segment('spanner', 'project_id', project_id)}:"
         + rules.segment("spanner", "instance_id", instance_id),
-        rules.join_dotted(
-            rules.text("spanner", "database", database),
-            rules.text("spanner", "schema", schema),
-            rules.text("spanner", "table", table),
-        ),
+        rules.dotted_names("spanner", database=database, schema=schema, table=table),
     )
 
 
-def unity_catalog(
-    *, host: str, catalog: str, schema: str, table: str, port: int | str | None = None
-) -> DatasetId:
+def unity_catalog(*, host: str, catalog: str, schema: str, table: str, port: int | str | None = None) -> DatasetId:
     """Unity Catalog: ``unitycatalog://{host}[:{port}]`` / ``{catalog}.{schema}.{table}``."""
     store = "unity_catalog"
     checked_port = rules.optional_port(store, "port", port)

@@ -42,25 +42,17 @@ DEFAULT_PORTS: dict[str, int] = {
 }
 
 
-def server_namespace(
-    store: str, scheme: str, host: object, port: object, *, host_arg: str = "host"
-) -> str:
+def server_namespace(store: str, scheme: str, host: object, port: object, *, host_arg: str = "host") -> str:
     """``scheme://{host}:{port}`` with the host normalised and the port checked."""
     checked_host = rules.host(store, host_arg, host)
     return f"{scheme}://{checked_host}:{rules.port(store, 'port', port)}"
 
 
-def _names(store: str, **parts: object) -> str:
-    return rules.join_dotted(*(rules.text(store, arg, value) for arg, value in parts.items()))
-
-
-def postgres(
-    *, host: str, database: str, schema: str, table: str, port: int | str = 5432
-) -> DatasetId:
+def postgres(*, host: str, database: str, schema: str, table: str, port: int | str = 5432) -> DatasetId:
     """Postgres: ``postgres://{host}:{port}`` / ``{database}.{schema}.{table}``."""
     return DatasetId(
         server_namespace("postgres", "postgres", host, port),
-        _names("postgres", database=database, schema=schema, table=table),
+        rules.dotted_names("postgres", database=database, schema=schema, table=table),
     )
 
 
@@ -68,7 +60,7 @@ def mysql(*, host: str, database: str, table: str, port: int | str = 3306) -> Da
     """MySQL: ``mysql://{host}:{port}`` / ``{database}.{table}``."""
     return DatasetId(
         server_namespace("mysql", "mysql", host, port),
-        _names("mysql", database=database, table=table),
+        rules.dotted_names("mysql", database=database, table=table),
     )
 
 
@@ -76,7 +68,7 @@ def trino(*, host: str, catalog: str, schema: str, table: str, port: int | str =
     """Trino: ``trino://{host}:{port}`` / ``{catalog}.{schema}.{table}``."""
     return DatasetId(
         server_namespace("trino", "trino", host, port),
-        _names("trino", catalog=catalog, schema=schema, table=table),
+        rules.dotted_names("trino", catalog=catalog, schema=schema, table=table),
     )
 
 
@@ -84,7 +76,7 @@ def cassandra(*, host: str, keyspace: str, table: str, port: int | str = 9042) -
     """Cassandra: ``cassandra://{host}:{port}`` / ``{keyspace}.{table}``."""
     return DatasetId(
         server_namespace("cassandra", "cassandra", host, port),
-        _names("cassandra", keyspace=keyspace, table=table),
+        rules.dotted_names("cassandra", keyspace=keyspace, table=table),
     )
 
 
@@ -92,17 +84,15 @@ def milvus(*, host: str, port: int | str, database: str, collection: str) -> Dat
     """Milvus: ``milvus://{host}:{port}`` / ``{database}.{collection}``."""
     return DatasetId(
         server_namespace("milvus", "milvus", host, port),
-        _names("milvus", database=database, collection=collection),
+        rules.dotted_names("milvus", database=database, collection=collection),
     )
 
 
-def cratedb(
-    *, host: str, database: str, schema: str, table: str, port: int | str = 5432
-) -> DatasetId:
+def cratedb(*, host: str, database: str, schema: str, table: str, port: int | str = 5432) -> DatasetId:
     """CrateDB: ``crate://{host}:{port}`` / ``{database}.{schema}.{table}``."""
     return DatasetId(
         server_namespace("cratedb", "crate", host, port),
-        _names("cratedb", database=database, schema=schema, table=table),
+        rules.dotted_names("cratedb", database=database, schema=schema, table=table),
     )
 
 
@@ -110,7 +100,7 @@ def db2(*, host: str, database: str, schema: str, table: str, port: int | str = 
     """DB2: ``db2://{host}:{port}`` / ``{database}.{schema}.{table}``."""
     return DatasetId(
         server_namespace("db2", "db2", host, port),
-        _names("db2", database=database, schema=schema, table=table),
+        rules.dotted_names("db2", database=database, schema=schema, table=table),
     )
 
 
@@ -118,13 +108,11 @@ def hive(*, host: str, port: int | str, database: str, table: str) -> DatasetId:
     """Hive (metastore host and port): ``hive://{host}:{port}`` / ``{database}.{table}``."""
     return DatasetId(
         server_namespace("hive", "hive", host, port),
-        _names("hive", database=database, table=table),
+        rules.dotted_names("hive", database=database, table=table),
     )
 
 
-def mssql(
-    *, host: str, database: str, schema: str, table: str, port: int | str = 1433
-) -> DatasetId:
+def mssql(*, host: str, database: str, schema: str, table: str, port: int | str = 1433) -> DatasetId:
     """Microsoft SQL Server: ``mssql://{host}:{port}`` / ``{database}.{schema}.{table}``.
 
     The Java agent names the same table ``sqlserver://{host}[:{port}]``; ``from_jdbc``
@@ -132,7 +120,7 @@ def mssql(
     """
     return DatasetId(
         server_namespace("mssql", "mssql", host, port),
-        _names("mssql", database=database, schema=schema, table=table),
+        rules.dotted_names("mssql", database=database, schema=schema, table=table),
     )
 
 
@@ -140,7 +128,7 @@ def oceanbase(*, host: str, database: str, table: str, port: int | str = 2881) -
     """OceanBase: ``oceanbase://{host}:{port}`` / ``{database}.{table}``."""
     return DatasetId(
         server_namespace("oceanbase", "oceanbase", host, port),
-        _names("oceanbase", database=database, table=table),
+        rules.dotted_names("oceanbase", database=database, table=table),
     )
 
 
@@ -156,9 +144,7 @@ def oracle(
     """Oracle: ``oracle://{host}:{port}`` / ``{serviceName}.{schema}.{table}`` or
     ``{sid}.{schema}.{table}``: give exactly one of ``service_name`` and ``sid``."""
     if (service_name is None) == (sid is None):
-        raise rules.fail(
-            "oracle", "service_name/sid", "needs exactly one of the two", (service_name, sid)
-        )
+        raise rules.fail("oracle", "service_name/sid", "needs exactly one of the two", (service_name, sid))
     database = (
         rules.text("oracle", "service_name", service_name)
         if service_name is not None
@@ -166,7 +152,7 @@ def oracle(
     )
     return DatasetId(
         server_namespace("oracle", "oracle", host, port),
-        rules.join_dotted(database, _names("oracle", schema=schema, table=table)),
+        rules.join_dotted(database, rules.dotted_names("oracle", schema=schema, table=table)),
     )
 
 
@@ -174,5 +160,5 @@ def teradata(*, host: str, database: str, table: str, port: int | str = 1025) ->
     """Teradata: ``teradata://{host}:{port}`` / ``{database}.{table}``."""
     return DatasetId(
         server_namespace("teradata", "teradata", host, port),
-        _names("teradata", database=database, table=table),
+        rules.dotted_names("teradata", database=database, table=table),
     )

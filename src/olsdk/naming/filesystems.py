@@ -33,16 +33,12 @@ def _bucket(store: str, value: object) -> str:
 
 def gcs(*, bucket_name: str, object_key: str) -> DatasetId:
     """GCS: ``gs://{bucket name}`` / ``{object key}``."""
-    return DatasetId(
-        f"gs://{_bucket('gcs', bucket_name)}", rules.object_key("gcs", "object_key", object_key)
-    )
+    return DatasetId(f"gs://{_bucket('gcs', bucket_name)}", rules.object_key("gcs", "object_key", object_key))
 
 
 def s3(*, bucket_name: str, object_key: str) -> DatasetId:
     """S3: ``s3://{bucket name}`` / ``{object key}``."""
-    return DatasetId(
-        f"s3://{_bucket('s3', bucket_name)}", rules.object_key("s3", "object_key", object_key)
-    )
+    return DatasetId(f"s3://{_bucket('s3', bucket_name)}", rules.object_key("s3", "object_key", object_key))
 
 
 def hdfs(*, namenode_host: str, namenode_port: int | str, path: str) -> DatasetId:
@@ -104,9 +100,7 @@ def local_file_system(*, path: str) -> DatasetId:
 
     Relative paths are kept relative, as the Java agent keeps them.
     """
-    return DatasetId(
-        "file", rules.filesystem_path("local_file_system", "path", path, allow_relative=True)
-    )
+    return DatasetId("file", rules.filesystem_path("local_file_system", "path", path, allow_relative=True))
 
 
 def remote_file_system(*, host: str, path: str) -> DatasetId:

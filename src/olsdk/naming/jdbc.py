@@ -69,9 +69,7 @@ SUPPORTED_JDBC_SUBPROTOCOLS: tuple[str, ...] = (
     "derby",
 )
 
-_SERVER_URL = re.compile(
-    r"^(?P<protocol>[\w+:.-]*?)://(?P<servers>[^/?;]*)(?P<path>/[^?;]*)?(?P<tail>[?;].*)?$"
-)
+_SERVER_URL = re.compile(r"^(?P<protocol>[\w+:.-]*?)://(?P<servers>[^/?;]*)(?P<path>/[^?;]*)?(?P<tail>[?;].*)?$")
 _REDSHIFT_HOST = re.compile(
     r"^(?P<cluster>[^.]+)\.[^.]+\.(?P<region>[a-z0-9-]+)\.redshift(?:-serverless)?\.amazonaws\.com$"
 )
@@ -160,9 +158,7 @@ def _server_parser(scheme: str, default_port: int | None) -> _Parser:
         authority = parse_servers(servers, default_port)
         if scheme == "mysql":
             # MySQL has no schemas: a qualified `db.table` overrides the URL database.
-            return DatasetId(
-                f"mysql://{authority.lower()}", ".".join(fill_qualifiers([path or None], parts))
-            )
+            return DatasetId(f"mysql://{authority.lower()}", ".".join(fill_qualifiers([path or None], parts)))
         if scheme == "trino":
             # /catalog[/schema]: fill in only what the table name leaves out.
             catalog, _, schema = path.partition("/")
@@ -175,9 +171,7 @@ def _server_parser(scheme: str, default_port: int | None) -> _Parser:
 
 def _generic(rest: str, parts: list[str]) -> DatasetId:
     protocol, servers, path = _split_server_url(rest)
-    return JdbcLocation(protocol, parse_servers(servers, None), None, path or None).identifier(
-        parts
-    )
+    return JdbcLocation(protocol, parse_servers(servers, None), None, path or None).identifier(parts)
 
 
 def _teradata(rest: str) -> JdbcLocation:

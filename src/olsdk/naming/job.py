@@ -97,9 +97,7 @@ def spark(app_name: str, command: str | None = None, table: str | DatasetId | No
 
 def spark_action(app_name: str, node: str) -> str:
     """Spark action job name: ``{spark.app.name}.{node.name}``, both normalised."""
-    return f"{_normalized('job.spark_action', 'app_name', app_name)}." + _normalized(
-        "job.spark_action", "node", node
-    )
+    return f"{_normalized('job.spark_action', 'app_name', app_name)}." + _normalized("job.spark_action", "node", node)
 
 
 def sql(schema: str, table: str) -> str:
@@ -113,7 +111,5 @@ def debezium(topic_prefix: str, task_id: int | str) -> str:
         raise rules.fail("job.debezium", "task_id", "must be an int or a string", task_id)
     if isinstance(task_id, int) and task_id < 0:
         raise rules.fail("job.debezium", "task_id", "must not be negative", task_id)
-    task = (
-        str(task_id) if isinstance(task_id, int) else rules.text("job.debezium", "task_id", task_id)
-    )
+    task = str(task_id) if isinstance(task_id, int) else rules.text("job.debezium", "task_id", task_id)
     return f"{rules.text('job.debezium', 'topic_prefix', topic_prefix)}.{task}"

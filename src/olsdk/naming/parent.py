@@ -51,9 +51,7 @@ def parent(
     )
 
     namespace = rules.text("parent", "job_namespace", job_namespace)
-    facet_job = ParentRunFacetJob(
-        namespace=namespace, name=rules.text("parent", "job_name", job_name)
-    )
+    facet_job = ParentRunFacetJob(namespace=namespace, name=rules.text("parent", "job_name", job_name))
     facet_run = ParentRunFacetRun(runId=_run_id("run_id", run_id))
 
     if root_job_name is None and root_run_id is None:
@@ -73,14 +71,10 @@ def parent(
             (root_job_name, root_run_id),
         )
     root_namespace = (
-        namespace
-        if root_job_namespace is None
-        else rules.text("parent", "root_job_namespace", root_job_namespace)
+        namespace if root_job_namespace is None else rules.text("parent", "root_job_namespace", root_job_namespace)
     )
     root = ParentRunFacetRoot(
         run=RootRun(runId=_run_id("root_run_id", root_run_id)),
-        job=RootJob(
-            namespace=root_namespace, name=rules.text("parent", "root_job_name", root_job_name)
-        ),
+        job=RootJob(namespace=root_namespace, name=rules.text("parent", "root_job_name", root_job_name)),
     )
     return ParentRunFacet(run=facet_run, job=facet_job, root=root)

@@ -133,6 +133,11 @@ def join_dotted(*parts: str) -> str:
     return ".".join(parts)
 
 
+def dotted_names(store: str, **parts: object) -> str:
+    """`{a}.{b}.{c}` from required parts, each checked by `text` under its argument name."""
+    return join_dotted(*(text(store, arg, value) for arg, value in parts.items()))
+
+
 def snowflake_identifier(store: str, arg: str, value: object) -> str:
     """Resolve a Snowflake identifier the way Snowflake does.
 

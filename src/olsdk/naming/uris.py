@@ -161,9 +161,7 @@ def from_kafka(bootstrap_servers: str, topic: str) -> DatasetId:
     such as ``PLAINTEXT://`` or ``SASL_SSL://`` is ignored.
     """
     if not isinstance(bootstrap_servers, str) or not bootstrap_servers.strip():
-        raise ValueError(
-            f"from_kafka: bootstrap_servers must be a non-empty string, got {bootstrap_servers!r}"
-        )
+        raise ValueError(f"from_kafka: bootstrap_servers must be a non-empty string, got {bootstrap_servers!r}")
     first = bootstrap_servers.split(",")[0].strip()
     first = re.sub(r"^[A-Za-z_]+://", "", first)
     first = _without_credentials(first).lower()
