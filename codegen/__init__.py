@@ -1,1 +1,1 @@
-"""olsdk's code generator: spec snapshot -> pydantic v2 models in generated/."""
+"""olsdk's code generator: spec snapshot -> pydantic v2 models in src/olsdk/_generated/."""

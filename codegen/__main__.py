@@ -18,7 +18,7 @@ from codegen.render import GeneratedPackage, render_package, write_package
 from codegen.stage import stage
 
 ROOT = Path(__file__).resolve().parent.parent
-GENERATED_DIR = ROOT / "generated"
+GENERATED_DIR = ROOT / "src" / "olsdk"
 
 
 def cmd_spec(args: argparse.Namespace) -> int:
@@ -57,7 +57,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     )
     status = "unchanged" if not changed else "changed: " + ", ".join(changed)
     models = package.class_count - package.enum_count
-    print(f"generated/olsdk_generated: {models} model classes and {package.enum_count} enums; {status}")
+    print(f"src/olsdk/_generated: {models} model classes and {package.enum_count} enums; {status}")
     return 0
 
 

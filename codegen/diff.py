@@ -57,11 +57,10 @@ from pathlib import Path
 from typing import Any, Union
 
 from codegen.manifest import Manifest, scan_snapshot
-from codegen.stage import CONTAINER_OF_BASE, StagedSpec, stage
+from codegen.stage import StagedSpec, stage
 
 BREAKING = "breaking"
 ADDITIVE = "additive"
-CONTAINERS = frozenset(CONTAINER_OF_BASE.values())
 
 _ID_RE = re.compile(r"^(?P<base>.*)/(?P<version>\d+-\d+-\d+)/(?P<stem>[^/]+)\.json$")
 
@@ -125,7 +124,7 @@ def snapshot_from_staged(staged: StagedSpec, manifest: Manifest) -> Snapshot:
     origin = staged.def_origin
     by_length = sorted(origin, key=len, reverse=True)
     for name in defs:
-        if name in CONTAINERS:
+        if name in staged.containers:
             continue
         if name in origin:
             path = origin[name]
@@ -324,109 +323,103 @@ class Change:
 
 
 def _diff_class(name: str, old: ClassShape, new: ClassShape) -> list[Change]:
-    out: list[Change] = []
-
-    def add(
-        kind: str,
-        impact: str,
-        detail: str,
-        fld: str | None = None,
-        o: str | None = None,
-        n: str | None = None,
-    ) -> None:
-        out.append(Change("classes", kind, impact, name, detail, fld, o, n))
-
-    if old.bases != new.bases:
-        add(
-            "bases-changed",
-            BREAKING,
-            f"base classes {', '.join(old.bases) or '-'} -> {', '.join(new.bases) or '-'}",
-            o=", ".join(old.bases),
-            n=", ".join(new.bases),
-        )
-    if old.closed != new.closed:
-        if new.closed:
-            add("extra-forbidden", BREAKING, "now forbids fields the spec does not define")
-        else:
-            add("extra-allowed", ADDITIVE, "now allows fields the spec does not define")
-    if old.union is not None or new.union is not None:
-        o_members, n_members = old.union or frozenset(), new.union or frozenset()
-        for alt in sorted(o_members - n_members, key=repr):
-            rendered = render_type(frozenset({alt}))
-            add("union-member-removed", BREAKING, f"no longer accepts {rendered}", o=rendered)
-        for alt in sorted(n_members - o_members, key=repr):
-            rendered = render_type(frozenset({alt}))
-            add("union-member-added", ADDITIVE, f"now also accepts {rendered}", n=rendered)
-    for fname in sorted(old.fields.keys() - new.fields.keys()):
-        f = old.fields[fname]
-        add(
-            "field-removed",
-            BREAKING,
-            f"field removed (was {render_type(f.type)}{', required' if f.required else ''})",
-            fname,
-            o=render_type(f.type),
-        )
-    for fname in sorted(new.fields.keys() - old.fields.keys()):
-        f = new.fields[fname]
-        if f.required:
-            add(
-                "field-added",
-                BREAKING,
-                f"new required field ({render_type(f.type)})",
-                fname,
-                n=render_type(f.type),
-            )
-        else:
-            add(
-                "field-added",
-                ADDITIVE,
-                f"new optional field ({render_type(f.type)})",
-                fname,
-                n=render_type(f.type),
-            )
+    """Every change of one class: bases, extra fields, union members, then field by field."""
+    out = _bases_and_extras(name, old, new) + _union_members(name, old, new)
+    out += _fields_removed_or_added(name, old, new)
     for fname in sorted(old.fields.keys() & new.fields.keys()):
         of, nf = old.fields[fname], new.fields[fname]
-        if of.type != nf.type:
-            o_t, n_t = render_type(of.type), render_type(nf.type)
-            if type_covered(of.type, nf.type):
-                add("field-retyped", ADDITIVE, f"type widened: {o_t} -> {n_t}", fname, o_t, n_t)
-            elif type_covered(nf.type, of.type):
-                add("field-retyped", BREAKING, f"type narrowed: {o_t} -> {n_t}", fname, o_t, n_t)
-            else:
-                add("field-retyped", BREAKING, f"type changed: {o_t} -> {n_t}", fname, o_t, n_t)
-        if of.required != nf.required:
-            if nf.required:
-                add("field-required", BREAKING, "now required", fname, "optional", "required")
-            else:
-                add("field-optional", ADDITIVE, "no longer required", fname, "required", "optional")
-        if of.enum != nf.enum:
-            if of.enum is None:
-                add(
-                    "enum-restricted",
-                    BREAKING,
-                    f"now restricted to {', '.join(nf.enum or ())}",
-                    fname,
-                    n=", ".join(nf.enum or ()),
-                )
-            elif nf.enum is None:
-                add(
-                    "enum-lifted",
-                    ADDITIVE,
-                    f"no longer restricted to {', '.join(of.enum)}",
-                    fname,
-                    o=", ".join(of.enum),
-                )
-            else:
-                for value in sorted(set(of.enum) - set(nf.enum)):
-                    add(
-                        "enum-value-removed",
-                        BREAKING,
-                        f"enum value {value} removed",
-                        fname,
-                        o=value,
-                    )
-                for value in sorted(set(nf.enum) - set(of.enum)):
-                    add("enum-value-added", ADDITIVE, f"enum value {value} added", fname, n=value)
+        out += (
+            _field_type(name, fname, of, nf) + _field_required(name, fname, of, nf) + _field_enum(name, fname, of, nf)
+        )
+    return out
+
+
+def _class_change(
+    name: str, kind: str, impact: str, detail: str, fld: str | None = None, o: str | None = None, n: str | None = None
+) -> Change:
+    return Change("classes", kind, impact, name, detail, fld, o, n)
+
+
+def _bases_and_extras(name: str, old: ClassShape, new: ClassShape) -> list[Change]:
+    out: list[Change] = []
+    if old.bases != new.bases:
+        o, n = ", ".join(old.bases), ", ".join(new.bases)
+        out.append(_class_change(name, "bases-changed", BREAKING, f"base classes {o or '-'} -> {n or '-'}", o=o, n=n))
+    if old.closed != new.closed:
+        if new.closed:
+            out.append(_class_change(name, "extra-forbidden", BREAKING, "now forbids fields the spec does not define"))
+        else:
+            out.append(_class_change(name, "extra-allowed", ADDITIVE, "now allows fields the spec does not define"))
+    return out
+
+
+def _union_members(name: str, old: ClassShape, new: ClassShape) -> list[Change]:
+    if old.union is None and new.union is None:
+        return []
+    o_members, n_members = old.union or frozenset(), new.union or frozenset()
+    out: list[Change] = []
+    for alt in sorted(o_members - n_members, key=repr):
+        rendered = render_type(frozenset({alt}))
+        out.append(_class_change(name, "union-member-removed", BREAKING, f"no longer accepts {rendered}", o=rendered))
+    for alt in sorted(n_members - o_members, key=repr):
+        rendered = render_type(frozenset({alt}))
+        out.append(_class_change(name, "union-member-added", ADDITIVE, f"now also accepts {rendered}", n=rendered))
+    return out
+
+
+def _fields_removed_or_added(name: str, old: ClassShape, new: ClassShape) -> list[Change]:
+    out: list[Change] = []
+    for fname in sorted(old.fields.keys() - new.fields.keys()):
+        f = old.fields[fname]
+        rendered = render_type(f.type)
+        detail = f"field removed (was {rendered}{', required' if f.required else ''})"
+        out.append(_class_change(name, "field-removed", BREAKING, detail, fname, o=rendered))
+    for fname in sorted(new.fields.keys() - old.fields.keys()):
+        f = new.fields[fname]
+        rendered = render_type(f.type)
+        impact, which = (BREAKING, "required") if f.required else (ADDITIVE, "optional")
+        out.append(_class_change(name, "field-added", impact, f"new {which} field ({rendered})", fname, n=rendered))
+    return out
+
+
+def _field_type(name: str, fname: str, of: FieldShape, nf: FieldShape) -> list[Change]:
+    if of.type == nf.type:
+        return []
+    o_t, n_t = render_type(of.type), render_type(nf.type)
+    if type_covered(of.type, nf.type):
+        impact, how = ADDITIVE, "widened"
+    elif type_covered(nf.type, of.type):
+        impact, how = BREAKING, "narrowed"
+    else:
+        impact, how = BREAKING, "changed"
+    return [_class_change(name, "field-retyped", impact, f"type {how}: {o_t} -> {n_t}", fname, o_t, n_t)]
+
+
+def _field_required(name: str, fname: str, of: FieldShape, nf: FieldShape) -> list[Change]:
+    if of.required == nf.required:
+        return []
+    if nf.required:
+        return [_class_change(name, "field-required", BREAKING, "now required", fname, "optional", "required")]
+    return [_class_change(name, "field-optional", ADDITIVE, "no longer required", fname, "required", "optional")]
+
+
+def _field_enum(name: str, fname: str, of: FieldShape, nf: FieldShape) -> list[Change]:
+    if of.enum == nf.enum:
+        return []
+    if of.enum is None:
+        values = ", ".join(nf.enum or ())
+        return [_class_change(name, "enum-restricted", BREAKING, f"now restricted to {values}", fname, n=values)]
+    if nf.enum is None:
+        values = ", ".join(of.enum)
+        return [_class_change(name, "enum-lifted", ADDITIVE, f"no longer restricted to {values}", fname, o=values)]
+    out = [
+        _class_change(name, "enum-value-removed", BREAKING, f"enum value {value} removed", fname, o=value)
+        for value in sorted(set(of.enum) - set(nf.enum))
+    ]
+    out += [
+        _class_change(name, "enum-value-added", ADDITIVE, f"enum value {value} added", fname, n=value)
+        for value in sorted(set(nf.enum) - set(of.enum))
+    ]
     return out
 
 
@@ -595,207 +588,178 @@ class SpecDiff:
 
 
 def diff_snapshots(old: Snapshot | None, new: Snapshot) -> SpecDiff:
+    """The changes from `old` to `new`, in the order of the module docstring's list.
+
+    Classes and facet keys first (those of added or removed files are listed with the
+    file), then the core's and the facet files' versions, whose impact is the worst of
+    the changes to their classes and keys.
+    """
     if old is None:
         return SpecDiff(old, new, [], [], [], [], [])
-    changes: list[Change] = []
-
-    # Classes and fields, except those of added or removed files (listed with the file).
-    o_defs, n_defs = old.staged.document["$defs"], new.staged.document["$defs"]
     added_files = new.files.keys() - old.files.keys()
     removed_files = old.files.keys() - new.files.keys()
-    class_changes: dict[str, list[Change]] = {}
-    for name in sorted((o_defs.keys() | n_defs.keys()) - CONTAINERS):
-        if name not in n_defs:
-            if old.class_file.get(name) in removed_files:
-                continue
-            change = Change("classes", "class-removed", BREAKING, name, "class removed")
-        elif name not in o_defs:
-            if new.class_file.get(name) in added_files:
-                continue
-            change = Change("classes", "class-added", ADDITIVE, name, "new class")
-        else:
-            found = _diff_class(name, class_shape(o_defs[name]), class_shape(n_defs[name]))
-            class_changes[name] = found
-            changes += found
-            continue
-        class_changes[name] = [change]
-        changes.append(change)
+    class_changes = _class_changes(old, new, added_files, removed_files)
+    key_changes = _key_changes(old, new, added_files, removed_files)
+    judge = _FileJudge(class_changes, _key_changes_by_class(key_changes, old, new))
+    changes = [c for found in class_changes.values() for c in found] + key_changes
+    changes += _core_changes(old, new, judge)
+    file_changes, versioned = _facet_file_changes(old, new, judge)
+    changes += file_changes
+    changes.sort(key=Change.sort_key)
+    o_facets, n_facets = old.facet_files, new.facet_files
+    return SpecDiff(
+        old,
+        new,
+        changes,
+        facets_added=sorted(n_facets[k].stem for k in n_facets.keys() - o_facets.keys()),
+        facets_removed=sorted(o_facets[k].stem for k in o_facets.keys() - n_facets.keys()),
+        facets_versioned=sorted(versioned),
+        files_changed=_files_changed(old, new),
+    )
 
-    # Facet keys (keys of added or removed facet files are listed with the file).
-    keys_of = {"old": _facet_keys(old), "new": _facet_keys(new)}
-    o_keys, n_keys = keys_of["old"], keys_of["new"]
-    key_changes: dict[str, list[Change]] = {}  # class -> changes of its keys
-    key_change_start = len(changes)
-    file_of_old = {c: k for c, k in old.class_file.items()}
-    file_of_new = {c: k for c, k in new.class_file.items()}
-    gone = {k: c for k, c in o_keys.items() if k not in n_keys and file_of_old.get(c) not in removed_files}
-    came = {k: c for k, c in n_keys.items() if k not in o_keys and file_of_new.get(c) not in added_files}
+
+def _class_changes(
+    old: Snapshot, new: Snapshot, added_files: set[str], removed_files: set[str]
+) -> dict[str, list[Change]]:
+    """Class -> its changes; classes of added or removed files are left to the file's entry."""
+    o_defs, n_defs = old.staged.document["$defs"], new.staged.document["$defs"]
+    containers = old.staged.containers.keys() | new.staged.containers.keys()
+    found: dict[str, list[Change]] = {}
+    for name in sorted((o_defs.keys() | n_defs.keys()) - containers):
+        if name not in n_defs:
+            if old.class_file.get(name) not in removed_files:
+                found[name] = [Change("classes", "class-removed", BREAKING, name, "class removed")]
+        elif name not in o_defs:
+            if new.class_file.get(name) not in added_files:
+                found[name] = [Change("classes", "class-added", ADDITIVE, name, "new class")]
+        else:
+            found[name] = _diff_class(name, class_shape(o_defs[name]), class_shape(n_defs[name]))
+    return found
+
+
+def _key_changes(old: Snapshot, new: Snapshot, added_files: set[str], removed_files: set[str]) -> list[Change]:
+    """Facet keys removed, renamed (same class, one new key), added or bound to another class."""
+    o_keys, n_keys = _facet_keys(old), _facet_keys(new)
+    gone = {k: c for k, c in o_keys.items() if k not in n_keys and old.class_file.get(c) not in removed_files}
+    came = {k: c for k, c in n_keys.items() if k not in o_keys and new.class_file.get(c) not in added_files}
+    changes: list[Change] = []
     for (entity, key), cls in sorted(gone.items()):
         renamed_to = [k for (e, k), c in came.items() if e == entity and c == cls]
         if len(renamed_to) == 1:
             new_key = renamed_to[0]
             del came[(entity, new_key)]
+            detail = f"{cls} is now under key {new_key!r} (was {key!r}); the old key is kept as plain data"
             changes.append(
-                Change(
-                    "facet keys",
-                    "key-renamed",
-                    BREAKING,
-                    f"{entity}.{key}",
-                    f"{cls} is now under key {new_key!r} (was {key!r}); the old key is kept as plain data",
-                    old=key,
-                    new=new_key,
-                )
+                Change("facet keys", "key-renamed", BREAKING, f"{entity}.{key}", detail, old=key, new=new_key)
             )
         else:
-            changes.append(
-                Change(
-                    "facet keys",
-                    "key-removed",
-                    BREAKING,
-                    f"{entity}.{key}",
-                    f"no longer a spec facet key (was {cls})",
-                    old=cls,
-                )
-            )
+            detail = f"no longer a spec facet key (was {cls})"
+            changes.append(Change("facet keys", "key-removed", BREAKING, f"{entity}.{key}", detail, old=cls))
     for (entity, key), cls in sorted(came.items()):
         changes.append(
-            Change(
-                "facet keys",
-                "key-added",
-                ADDITIVE,
-                f"{entity}.{key}",
-                f"new facet key ({cls})",
-                new=cls,
-            )
+            Change("facet keys", "key-added", ADDITIVE, f"{entity}.{key}", f"new facet key ({cls})", new=cls)
         )
     for entity, key in sorted(o_keys.keys() & n_keys.keys()):
-        if o_keys[(entity, key)] != n_keys[(entity, key)]:
+        o_cls, n_cls = o_keys[(entity, key)], n_keys[(entity, key)]
+        if o_cls != n_cls:
+            detail = f"class {o_cls} -> {n_cls}"
             changes.append(
-                Change(
-                    "facet keys",
-                    "key-rebound",
-                    BREAKING,
-                    f"{entity}.{key}",
-                    f"class {o_keys[(entity, key)]} -> {n_keys[(entity, key)]}",
-                    old=o_keys[(entity, key)],
-                    new=n_keys[(entity, key)],
-                )
+                Change("facet keys", "key-rebound", BREAKING, f"{entity}.{key}", detail, old=o_cls, new=n_cls)
             )
+    return changes
 
-    for change in changes[key_change_start:]:
-        for cls in {
-            change.old,
-            change.new,
-            o_keys.get(_entity_key(change.subject)),
-            n_keys.get(_entity_key(change.subject)),
-        }:
+
+def _key_changes_by_class(changes: list[Change], old: Snapshot, new: Snapshot) -> dict[str, list[Change]]:
+    """Class -> the changes of the keys it was or is bound to."""
+    o_keys, n_keys = _facet_keys(old), _facet_keys(new)
+    by_class: dict[str, list[Change]] = {}
+    for change in changes:
+        entity_key = _entity_key(change.subject)
+        for cls in {change.old, change.new, o_keys.get(entity_key), n_keys.get(entity_key)}:
             if cls:
-                key_changes.setdefault(cls, []).append(change)
+                by_class.setdefault(cls, []).append(change)
+    return by_class
 
-    def changes_of(o_file: SchemaFile, n_file: SchemaFile) -> list[Change]:
+
+@dataclass(frozen=True)
+class _FileJudge:
+    """How a schema file's version change reads, from the changes to its classes and keys."""
+
+    class_changes: dict[str, list[Change]]
+    key_changes: dict[str, list[Change]]
+
+    def changes_of(self, o_file: SchemaFile, n_file: SchemaFile) -> list[Change]:
         found: list[Change] = []
         for name in sorted(set(o_file.classes) | set(n_file.classes)):
-            for c in class_changes.get(name, []) + key_changes.get(name, []):
+            for c in self.class_changes.get(name, []) + self.key_changes.get(name, []):
                 if c not in found:
                     found.append(c)
         return found
 
-    def impact_of(o_file: SchemaFile, n_file: SchemaFile) -> str:
+    def impact(self, o_file: SchemaFile, n_file: SchemaFile) -> str:
         if _part_changed(o_file.version, n_file.version) == "MODEL":
             return BREAKING
-        found = changes_of(o_file, n_file)
-        return BREAKING if any(c.impact == BREAKING for c in found) else ADDITIVE
+        return BREAKING if any(c.impact == BREAKING for c in self.changes_of(o_file, n_file)) else ADDITIVE
 
-    def version_detail(o_file: SchemaFile, n_file: SchemaFile) -> str:
+    def version_change(self, section: str, o_file: SchemaFile, n_file: SchemaFile, subject: str) -> Change:
         direction = "up" if _version_key(n_file.version) > _version_key(o_file.version) else "down"
         part = _part_changed(o_file.version, n_file.version)
         text = f"version {o_file.version} -> {n_file.version}" + (f" ({part} {direction})" if part else "")
         if o_file.path != n_file.path:
             text += f"; file {o_file.path} -> {n_file.path}"
-        found = changes_of(o_file, n_file)
-        n_breaking = sum(c.impact == BREAKING for c in found)
+        found = self.changes_of(o_file, n_file)
         if found:
+            n_breaking = sum(c.impact == BREAKING for c in found)
             plural = "s" if len(found) != 1 else ""
             text += f"; {len(found)} change{plural} to its classes and keys ({n_breaking} breaking)"
         else:
             text += "; no changes to its classes or keys"
-        return text
+        impact = self.impact(o_file, n_file)
+        return Change(section, "version-changed", impact, subject, text, old=o_file.version, new=n_file.version)
 
-    # Core.
+
+def _core_changes(old: Snapshot, new: Snapshot, judge: _FileJudge) -> list[Change]:
     o_core, n_core = old.core, new.core
-    if o_core.version != n_core.version:
-        changes.append(
-            Change(
-                "core",
-                "version-changed",
-                impact_of(o_core, n_core),
-                o_core.stem,
-                version_detail(o_core, n_core),
-                old=o_core.version,
-                new=n_core.version,
-            )
-        )
+    if o_core.version == n_core.version:
+        return []
+    return [judge.version_change("core", o_core, n_core, o_core.stem)]
 
-    # Facet files.
+
+def _facet_file_changes(
+    old: Snapshot, new: Snapshot, judge: _FileJudge
+) -> tuple[list[Change], list[tuple[str, str, str]]]:
+    """Facet files added, removed, or with a new version or path; and (stem, old, new) versions."""
     o_facets, n_facets = old.facet_files, new.facet_files
-
-    def describe(f: SchemaFile, keys: dict[tuple[str, str], str]) -> str:
-        facet_keys = sorted(f"{e}.{k}" for (e, k), cls in keys.items() if cls in f.classes)
-        names = ", ".join(c for c in f.classes)
-        return f"{f.version} ({f.path}): classes {names or '-'}" + (
-            f"; keys {', '.join(facet_keys)}" if facet_keys else ""
-        )
-
-    facets_added = sorted(n_facets[k].stem for k in n_facets.keys() - o_facets.keys())
-    facets_removed = sorted(o_facets[k].stem for k in o_facets.keys() - n_facets.keys())
-    facets_versioned: list[tuple[str, str, str]] = []
+    o_keys, n_keys = _facet_keys(old), _facet_keys(new)
+    changes: list[Change] = []
     for key in sorted(n_facets.keys() - o_facets.keys()):
         f = n_facets[key]
-        changes.append(
-            Change(
-                "facets",
-                "facet-added",
-                ADDITIVE,
-                f.stem,
-                "new facet file " + describe(f, keys_of["new"]),
-                new=f.version,
-            )
-        )
+        detail = "new facet file " + _describe(f, n_keys)
+        changes.append(Change("facets", "facet-added", ADDITIVE, f.stem, detail, new=f.version))
     for key in sorted(o_facets.keys() - n_facets.keys()):
         f = o_facets[key]
-        changes.append(
-            Change(
-                "facets",
-                "facet-removed",
-                BREAKING,
-                f.stem,
-                "facet file removed, was " + describe(f, keys_of["old"]),
-                old=f.version,
-            )
-        )
+        detail = "facet file removed, was " + _describe(f, o_keys)
+        changes.append(Change("facets", "facet-removed", BREAKING, f.stem, detail, old=f.version))
+    versioned: list[tuple[str, str, str]] = []
     for key in sorted(o_facets.keys() & n_facets.keys()):
         o_file, n_file = o_facets[key], n_facets[key]
+        if o_file.version != n_file.version:
+            versioned.append((n_file.stem, o_file.version, n_file.version))
         if o_file.version != n_file.version or o_file.path != n_file.path:
-            if o_file.version != n_file.version:
-                facets_versioned.append((n_file.stem, o_file.version, n_file.version))
-            changes.append(
-                Change(
-                    "facets",
-                    "version-changed",
-                    impact_of(o_file, n_file),
-                    n_file.stem,
-                    version_detail(o_file, n_file),
-                    old=o_file.version,
-                    new=n_file.version,
-                )
-            )
+            changes.append(judge.version_change("facets", o_file, n_file, n_file.stem))
+    return changes, versioned
 
+
+def _describe(f: SchemaFile, keys: dict[tuple[str, str], str]) -> str:
+    facet_keys = sorted(f"{e}.{k}" for (e, k), cls in keys.items() if cls in f.classes)
+    names = ", ".join(c for c in f.classes)
+    return f"{f.version} ({f.path}): classes {names or '-'}" + (f"; keys {', '.join(facet_keys)}" if facet_keys else "")
+
+
+def _files_changed(old: Snapshot, new: Snapshot) -> list[str]:
     o_files = {f.path: f.sha256 for f in old.manifest.files}
     n_files = {f.path: f.sha256 for f in new.manifest.files}
-    files_changed = sorted(p for p in o_files.keys() | n_files.keys() if o_files.get(p) != n_files.get(p))
-
-    changes.sort(key=Change.sort_key)
-    return SpecDiff(old, new, changes, facets_added, facets_removed, sorted(facets_versioned), files_changed)
+    return sorted(p for p in o_files.keys() | n_files.keys() if o_files.get(p) != n_files.get(p))
 
 
 def diff_folders(old_dir: Path, new_dir: Path) -> SpecDiff:

@@ -5,17 +5,24 @@ once facet containers are typed (`Run.facets.parent` -> `ParentRunFacet` -> core
 `RunFacet`). Generating one module from one document avoids circular imports and lets
 pydantic resolve every forward reference in one namespace.
 
-What staging does, in order:
+What staging does, in order (one function each, called by `stage`):
 1. load every schema file the manifest lists and give each `$defs` entry its class name
-   (the def name; a clash between files is an error naming both files);
+   (the def name; a clash between files is an error naming both files): `_index`;
 2. rewrite every `$ref` (local or absolute `https://openlineage.io/spec/...`) to the
-   merged document's `#/$defs/<Name>`, offline;
-3. hoist inline object schemas into named defs (`ParentRunFacet.run` ->
-   `ParentRunFacetRun`), so no two classes share a name;
-4. type the facet maps: every `{"additionalProperties": {"$ref": <base facet>}}` becomes
-   a container class with one optional field per facet key the snapshot defines;
-5. mark string formats (uuid, uri, date-time) with olsdk's checked string types and
-   set the hand-written base classes through `customBasePath`.
+   merged document's `#/$defs/<Name>`, offline: `_RefRewriter`;
+3. find the facet entities: every facet map of the core (`{"additionalProperties":
+   {"$ref": <a BaseFacet subclass>}}`) names one base facet, hence one entity
+   (`RunFacet` -> `run`), its container class (`RunFacets`), the class and field that
+   hold it and where it sits in each event (`inputs[].inputFacets`): `_find_entities`;
+4. read each facet file's keys (its top-level `properties`) and bind them to the facet
+   classes, per entity: `_facet_keys`;
+5. hoist inline object schemas into named defs (`ParentRunFacet.run` ->
+   `ParentRunFacetRun`), so no two classes share a name, and type the facet maps: each
+   becomes a container class with one optional field per facet key the snapshot
+   defines (`_Hoister`, `_container_defs`);
+6. mark string formats (uuid, uri, date-time) with olsdk's checked string types and
+   set the hand-written base classes through `customBasePath` (`_format_type`,
+   `_set_bases`).
 The result also carries, per facet class, its file's `$id`, its schema URL and its key.
 """
 
@@ -24,6 +31,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,17 +44,12 @@ FORMAT_TYPES = {
     "uri": f"{RUNTIME}.URIStr",
     "date-time": f"{RUNTIME}.DateTimeStr",
 }
-# The spec's base facet defs and the container class that holds each kind.
-BASE_FACETS = ("RunFacet", "JobFacet", "DatasetFacet", "InputDatasetFacet", "OutputDatasetFacet")
-ENTITY_OF_BASE = {
-    "RunFacet": "run",
-    "JobFacet": "job",
-    "DatasetFacet": "dataset",
-    "InputDatasetFacet": "inputDataset",
-    "OutputDatasetFacet": "outputDataset",
-}
-CONTAINER_OF_BASE = {base: base + "s" for base in BASE_FACETS}  # RunFacet -> RunFacets
-EVENT_DEFS = ("RunEvent", "DatasetEvent", "JobEvent")
+# The roots of the spec's two hierarchies; the runtime's behaviour enters through them.
+BASE_FACET = "BaseFacet"
+BASE_EVENT = "BaseEvent"
+ROOT_BASES = {BASE_FACET: f"{RUNTIME}.FacetModel", BASE_EVENT: f"{RUNTIME}.EventModel"}
+CORE_PATH = "OpenLineage.json"
+CONTAINER_BASE = f"{RUNTIME}.FacetContainer"
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,26 @@ class FacetInfo:
     file_path: str
 
 
+@dataclass(frozen=True)
+class EntityInfo:
+    """One kind of facet: what it extends, what holds it, where it sits in events."""
+
+    name: str  # run | job | dataset | inputDataset | outputDataset
+    base: str  # the spec's base facet class, e.g. "InputDatasetFacet"
+    container: str  # the typed facet map class, e.g. "InputDatasetFacets"
+    owner: str  # the class with the facet map field, e.g. "InputDataset"
+    field: str  # that field, e.g. "inputFacets"
+
+
+@dataclass(frozen=True)
+class FacetPlace:
+    """A facet map in an event: `RunEvent` holds `inputDataset` facets at `inputs[].inputFacets`."""
+
+    event: str  # event kind: run | dataset | job (`RunEvent` -> `run`)
+    path: str
+    entity: str
+
+
 @dataclass
 class StagedSpec:
     document: dict[str, Any]
@@ -69,14 +92,28 @@ class StagedSpec:
     def_origin: dict[str, str]  # class name -> file path it came from (spec defs only)
     hoisted: dict[str, str] = field(default_factory=dict)  # hoisted class -> where it was inline
     containers: dict[str, dict[str, str]] = field(default_factory=dict)  # container -> key -> class
+    entities: list[EntityInfo] = field(default_factory=list)
+    events: dict[str, str] = field(default_factory=dict)  # event kind -> event class
+    places: list[FacetPlace] = field(default_factory=list)
+    sources: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (path, schema document) as read
 
     def to_json(self) -> str:
         return json.dumps(self.document, indent=1, sort_keys=True)
+
+    @property
+    def containers_of_base(self) -> dict[str, str]:
+        return {e.base: e.container for e in self.entities}
 
 
 def _pascal(name: str) -> str:
     parts = re.split(r"[^0-9A-Za-z]+", name)
     return "".join(p[:1].upper() + p[1:] for p in parts if p)
+
+
+def _camel_stem(class_name: str, suffix: str) -> str:
+    """`InputDatasetFacet`, `Facet` -> `inputDataset`: how the spec names an entity or event kind."""
+    stem = class_name.removesuffix(suffix)
+    return stem[:1].lower() + stem[1:]
 
 
 def _singular(name: str) -> str:
@@ -87,7 +124,10 @@ def _singular(name: str) -> str:
     return name + "Item"
 
 
-def _load(spec_dir: Path, manifest: Manifest) -> list[tuple[str, dict[str, Any]]]:
+Docs = list[tuple[str, dict[str, Any]]]
+
+
+def _load(spec_dir: Path, manifest: Manifest) -> Docs:
     docs = []
     for f in manifest.schema_files:
         path = spec_dir / f.path
@@ -95,7 +135,17 @@ def _load(spec_dir: Path, manifest: Manifest) -> list[tuple[str, dict[str, Any]]
             raise SpecError(f"{path} is missing: run 'make spec' first")
         docs.append((f.path, json.loads(path.read_text(encoding="utf-8"))))
     # The core first, then facet files in path order: deterministic output.
-    docs.sort(key=lambda item: (item[0] != "OpenLineage.json", item[0]))
+    docs.sort(key=lambda item: (item[0] != CORE_PATH, item[0]))
+    return docs
+
+
+def _load_extra(extra_facet_dirs: list[Path]) -> Docs:
+    docs: Docs = []
+    for extra_dir in extra_facet_dirs:
+        for p in sorted(extra_dir.rglob("*.json")):
+            doc = json.loads(p.read_text(encoding="utf-8"))
+            if isinstance(doc, dict) and "$id" in doc and "$defs" in doc:
+                docs.append((f"{extra_dir.name}/{p.relative_to(extra_dir).as_posix()}", doc))
     return docs
 
 
@@ -131,29 +181,8 @@ class _RefRewriter:
         return node
 
 
-def _ref_name(schema: dict[str, Any]) -> str | None:
-    ref = schema.get("$ref")
-    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
-
-
-def _facet_map_base(schema: dict[str, Any]) -> str | None:
-    """The base facet a `{"type": "object", "anyOf": [{"additionalProperties": ...}]}` maps to."""
-    candidates = [schema, *schema.get("anyOf", [])]
-    for cand in candidates:
-        extra = cand.get("additionalProperties")
-        if isinstance(extra, dict) and _ref_name(extra) in BASE_FACETS:
-            return _ref_name(extra)
-    return None
-
-
-def stage(spec_dir: Path, manifest: Manifest, extra_facet_dirs: list[Path] | None = None) -> StagedSpec:
-    docs = _load(spec_dir, manifest)
-    for extra_dir in extra_facet_dirs or []:
-        for p in sorted(extra_dir.rglob("*.json")):
-            doc = json.loads(p.read_text(encoding="utf-8"))
-            if isinstance(doc, dict) and "$id" in doc and "$defs" in doc:
-                docs.append((f"{extra_dir.name}/{p.relative_to(extra_dir).as_posix()}", doc))
-
+def _index(docs: Docs) -> tuple[_RefRewriter, dict[str, str]]:
+    """Step 1: a rewriter that knows every file's `$id` and def, and each def's file."""
     ids: dict[str, str] = {}
     names: dict[tuple[str, str], str] = {}
     origin: dict[str, str] = {}
@@ -164,28 +193,114 @@ def stage(spec_dir: Path, manifest: Manifest, extra_facet_dirs: list[Path] | Non
                 raise SpecError(f"$defs name {def_name!r} is defined by both {origin[def_name]} and {path}")
             names[(path, def_name)] = def_name
             origin[def_name] = path
-    core_path = "OpenLineage.json"
-    core_id = docs[0][1]["$id"]
+    return _RefRewriter(ids, names), origin
 
-    rewriter = _RefRewriter(ids, names)
+
+def _rewrite_defs(docs: Docs, rewriter: _RefRewriter) -> dict[str, Any]:
+    """Step 2: every def of every file, with its `$ref`s pointing into the merged document."""
     defs: dict[str, Any] = {}
     for path, doc in docs:
         for def_name, schema in doc.get("$defs", {}).items():
             defs[def_name] = rewriter.rewrite(copy.deepcopy(schema), path)
+    return defs
 
-    staged = StagedSpec(document={}, core_id=core_id, facets=[], def_origin=origin)
 
-    # Facet keys live in each file's top-level `properties` block.
-    def bases_of(name: str, seen: frozenset[str] = frozenset()) -> set[str]:
-        if name in BASE_FACETS:
-            return {name}
-        schema = defs.get(name, {})
-        found: set[str] = set()
-        for part in schema.get("allOf", []):
-            ref = _ref_name(part)
-            if ref and ref not in seen:
-                found |= bases_of(ref, seen | {name})
-        return found
+def _ref_name(schema: dict[str, Any]) -> str | None:
+    ref = schema.get("$ref")
+    return ref.rsplit("/", 1)[-1] if isinstance(ref, str) else None
+
+
+def _bases(defs: dict[str, Any], name: str) -> list[str]:
+    """The defs a def extends through `allOf` `$ref`s, directly."""
+    schema = defs.get(name, {})
+    return [ref for part in schema.get("allOf", []) if (ref := _ref_name(part)) is not None]
+
+
+def _extends(defs: dict[str, Any], name: str, root: str, seen: frozenset[str] = frozenset()) -> bool:
+    if name == root:
+        return True
+    return any(_extends(defs, base, root, seen | {name}) for base in _bases(defs, name) if base not in seen)
+
+
+def _facet_map_base(defs: dict[str, Any], schema: dict[str, Any]) -> str | None:
+    """The base facet a facet map (`{"additionalProperties": {"$ref": <facet>}}`) holds.
+
+    The spec writes its maps as `{"type": "object", "anyOf": [{"additionalProperties": ...}]}`.
+    """
+    for candidate in [schema, *schema.get("anyOf", [])]:
+        extra = candidate.get("additionalProperties") if isinstance(candidate, dict) else None
+        base = _ref_name(extra) if isinstance(extra, dict) else None
+        if base is not None and base != BASE_FACET and _extends(defs, base, BASE_FACET):
+            return base
+    return None
+
+
+def _own_properties(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The properties a def declares itself: its own and those of its inline `allOf` parts."""
+    yield from schema.get("properties", {}).items()
+    for part in schema.get("allOf", []):
+        if isinstance(part, dict) and "$ref" not in part:
+            yield from part.get("properties", {}).items()
+
+
+def _all_properties(defs: dict[str, Any], name: str) -> Iterator[tuple[str, Any]]:
+    """Every property of a def, inherited ones (through `allOf` `$ref`s) first."""
+    for base in _bases(defs, name):
+        yield from _all_properties(defs, base)
+    yield from _own_properties(defs.get(name, {}))
+
+
+def _find_entities(defs: dict[str, Any], core_defs: list[str]) -> list[EntityInfo]:
+    """Step 3a: one entity per base facet that a facet map of the core holds."""
+    entities: dict[str, EntityInfo] = {}
+    for owner in core_defs:
+        for prop, schema in _own_properties(defs[owner]):
+            base = _facet_map_base(defs, schema) if isinstance(schema, dict) else None
+            if base is None:
+                continue
+            if base in entities:
+                other = entities[base]
+                raise SpecError(f"{base} facets are held by both {other.owner}.{other.field} and {owner}.{prop}")
+            entities[base] = EntityInfo(_camel_stem(base, "Facet"), base, base + "s", owner, prop)
+    return list(entities.values())
+
+
+def _find_places(defs: dict[str, Any], core_defs: list[str], entities: list[EntityInfo]) -> list[FacetPlace]:
+    """Step 3b: where each event holds facet maps, as JSON paths (`inputs[].inputFacets`)."""
+    entity_of_base = {e.base: e.name for e in entities}
+    places: list[FacetPlace] = []
+
+    def walk(event: str, class_name: str, prefix: str, seen: frozenset[str]) -> None:
+        for prop, schema in _all_properties(defs, class_name):
+            if not isinstance(schema, dict):
+                continue
+            path = prefix + prop
+            base = _facet_map_base(defs, schema)
+            if base is not None:
+                places.append(FacetPlace(_camel_stem(event, "Event"), path, entity_of_base[base]))
+                continue
+            if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+                schema, path = schema["items"], path + "[]"
+            target = _ref_name(schema)
+            if target is not None and target not in seen:
+                walk(event, target, path + ".", seen | {target})
+
+    for event in _event_classes(defs, core_defs):
+        walk(event, event, "", frozenset({event}))
+    return places
+
+
+def _event_classes(defs: dict[str, Any], core_defs: list[str]) -> list[str]:
+    return [name for name in core_defs if name != BASE_EVENT and _extends(defs, name, BASE_EVENT)]
+
+
+def _facet_keys(
+    docs: Docs, rewriter: _RefRewriter, defs: dict[str, Any], entities: list[EntityInfo]
+) -> tuple[list[FacetInfo], dict[str, dict[str, str]]]:
+    """Step 4: the facet class of each key of each facet file (its top-level `properties`)."""
+    entity_of_base = {e.base: e for e in entities}
+    facets: list[FacetInfo] = []
+    containers: dict[str, dict[str, str]] = {e.container: {} for e in entities}
 
     def leaves(schema: dict[str, Any]) -> list[str]:
         """Facet defs a key's schema can hold, looking through oneOf/anyOf unions."""
@@ -197,119 +312,150 @@ def stage(spec_dir: Path, manifest: Manifest, extra_facet_dirs: list[Path] | Non
             return [ref]
         return [leaf for alt in schema.get("oneOf", schema.get("anyOf", [])) for leaf in leaves(alt)]
 
-    containers: dict[str, dict[str, str]] = {c: {} for c in CONTAINER_OF_BASE.values()}
     for path, doc in docs:
-        if path == core_path:
+        if path == CORE_PATH:
             continue
         for key, key_schema in doc.get("properties", {}).items():
-            resolved = rewriter.rewrite(key_schema, path)
-            for cls in leaves(resolved):
-                bases = bases_of(cls)
+            for cls in leaves(rewriter.rewrite(key_schema, path)):
+                bases = {base for base in entity_of_base if _extends(defs, cls, base)}
                 if len(bases) != 1:
                     raise SpecError(f"{path}: facet {cls} for key {key!r} extends {sorted(bases) or 'no base facet'}")
-                base = bases.pop()
-                container = containers[CONTAINER_OF_BASE[base]]
+                entity = entity_of_base[bases.pop()]
+                container = containers[entity.container]
                 if key in container and container[key] != cls:
                     raise SpecError(
-                        f"{path}: key {key!r} of {ENTITY_OF_BASE[base]} facets claimed by {container[key]} and {cls}"
+                        f"{path}: key {key!r} of {entity.name} facets claimed by {container[key]} and {cls}"
                     )
                 container[key] = cls
-                staged.facets.append(
-                    FacetInfo(
-                        class_name=cls,
-                        entity=ENTITY_OF_BASE[base],
-                        key=key,
-                        file_id=doc["$id"],
-                        schema_url=f"{doc['$id']}#/$defs/{cls}",
-                        file_path=path,
-                    )
-                )
-    staged.containers = {c: dict(sorted(keys.items())) for c, keys in containers.items()}
+                url = f"{doc['$id']}#/$defs/{cls}"
+                facets.append(FacetInfo(cls, entity.name, key, doc["$id"], url, path))
+    facets.sort(key=lambda f: (f.entity, f.key, f.class_name))
+    return facets, {c: dict(sorted(keys.items())) for c, keys in containers.items()}
 
-    # Hoist inline objects and type facet maps, def by def.
-    hoisted: dict[str, Any] = {}
 
-    def visit(schema: Any, owner: str, prop: str | None) -> Any:
+def _format_type(schema: dict[str, Any]) -> dict[str, Any]:
+    """Step 6a: a string with a format olsdk checks becomes its checked string type."""
+    fmt = schema.get("format")
+    if schema.get("type") == "string" and fmt in FORMAT_TYPES:
+        schema = dict(schema)
+        schema["customTypePath"] = FORMAT_TYPES[fmt]
+    return schema
+
+
+class _Hoister:
+    """Step 5: inline objects become named defs; facet maps become container references."""
+
+    def __init__(self, defs: dict[str, Any], entities: list[EntityInfo]) -> None:
+        self.defs = defs
+        self.container_of_base = {e.base: e.container for e in entities}
+        self.hoisted: dict[str, Any] = {}
+
+    def run(self) -> dict[str, Any]:
+        staged = {name: self.visit(schema, name) for name, schema in self.defs.items()}
+        staged.update(self.hoisted)
+        return staged
+
+    def visit(self, schema: Any, owner: str) -> Any:
         if not isinstance(schema, dict):
             return schema
-        base = _facet_map_base(schema)
+        base = _facet_map_base(self.defs, schema)
         if base is not None:
-            out = {"$ref": "#/$defs/" + CONTAINER_OF_BASE[base]}
+            out = {"$ref": "#/$defs/" + self.container_of_base[base]}
             if "description" in schema:
                 out["description"] = schema["description"]
             return out
         schema = dict(schema)
         if "properties" in schema:
             schema["properties"] = {
-                name: visit_property(sub, owner, name) for name, sub in schema["properties"].items()
+                name: self.visit_property(sub, owner, name) for name, sub in schema["properties"].items()
             }
         for key in ("allOf", "oneOf", "anyOf"):
             if key in schema:
-                schema[key] = [visit(sub, owner, prop) for sub in schema[key]]
+                schema[key] = [self.visit(sub, owner) for sub in schema[key]]
         return schema
 
-    def visit_property(sub: Any, owner: str, name: str) -> Any:
+    def visit_property(self, sub: Any, owner: str, name: str) -> Any:
         if not isinstance(sub, dict):
             return sub
-        sub = visit(sub, owner, name)
+        sub = self.visit(sub, owner)
         if sub.get("type") == "array" and isinstance(sub.get("items"), dict):
             sub = dict(sub)
-            sub["items"] = hoist(sub["items"], owner + _pascal(_singular(name)))
+            sub["items"] = self.hoist(sub["items"], owner + _pascal(_singular(name)))
         elif isinstance(sub.get("additionalProperties"), dict) and "properties" not in sub:
             sub = dict(sub)
-            sub["additionalProperties"] = hoist(sub["additionalProperties"], owner + _pascal(name))
+            sub["additionalProperties"] = self.hoist(sub["additionalProperties"], owner + _pascal(name))
         elif sub.get("type") == "object" and sub.get("properties"):
-            sub = hoist(sub, owner + _pascal(name))
-        return format_type(sub)
+            sub = self.hoist(sub, owner + _pascal(name))
+        return _format_type(sub)
 
-    def hoist(schema: dict[str, Any], name: str) -> dict[str, Any]:
+    def hoist(self, schema: dict[str, Any], name: str) -> dict[str, Any]:
         if schema.get("type") != "object" or not schema.get("properties"):
-            return format_type(visit(schema, name, None))
-        if name in defs or name in hoisted:
+            return _format_type(self.visit(schema, name))
+        if name in self.defs or name in self.hoisted:
             raise SpecError(f"inline object would become class {name!r}, which already exists")
+        # (The description moves to the end of the def: the generator's output depends on key order.)
         body = {k: v for k, v in schema.items() if k != "description"}
         if "description" in schema:
             body["description"] = schema["description"]
-        hoisted[name] = visit(body, name, None)
-        staged.hoisted[name] = name
+        self.hoisted[name] = self.visit(body, name)
         out: dict[str, Any] = {"$ref": "#/$defs/" + name}
         if "description" in schema:
             out["description"] = schema["description"]
         return out
 
-    def format_type(schema: dict[str, Any]) -> dict[str, Any]:
-        fmt = schema.get("format")
-        if schema.get("type") == "string" and fmt in FORMAT_TYPES:
-            schema = dict(schema)
-            schema["customTypePath"] = FORMAT_TYPES[fmt]
-        return schema
 
-    staged_defs: dict[str, Any] = {}
-    for name, schema in defs.items():
-        staged_defs[name] = visit(schema, name, None)
-    staged_defs.update(hoisted)
-
-    # Containers: one optional field per known key, unknown keys kept by the runtime base.
-    for container, keys in staged.containers.items():
-        base = container[:-1]
-        staged_defs[container] = {
+def _container_defs(staged: StagedSpec) -> dict[str, Any]:
+    """Step 5b: one container class per entity, one optional field per known key."""
+    return {
+        entity.container: {
             "type": "object",
-            "description": f"The {ENTITY_OF_BASE[base]} facets of an event, by key. Keys the spec does not "
+            "description": f"The {entity.name} facets of an event, by key. Keys the spec does not "
             "define are kept: as a registered custom facet class when one is registered, otherwise as plain data.",
-            "properties": {key: {"$ref": "#/$defs/" + cls} for key, cls in keys.items()},
+            "properties": {key: {"$ref": "#/$defs/" + cls} for key, cls in staged.containers[entity.container].items()},
             "additionalProperties": True,
-            "customBasePath": f"{RUNTIME}.FacetContainer",
+            "customBasePath": CONTAINER_BASE,
         }
+        for entity in staged.entities
+    }
 
-    # Hand-written runtime behaviour enters through the roots of the hierarchy.
-    staged_defs["BaseFacet"]["customBasePath"] = f"{RUNTIME}.FacetModel"
-    staged_defs["BaseEvent"]["customBasePath"] = f"{RUNTIME}.EventModel"
 
+def _set_bases(staged_defs: dict[str, Any]) -> None:
+    """Step 6b: hand-written runtime behaviour enters through the roots of the hierarchy."""
+    for root, base_path in ROOT_BASES.items():
+        if root in staged_defs:
+            staged_defs[root]["customBasePath"] = base_path
+
+
+def stage(spec_dir: Path, manifest: Manifest, extra_facet_dirs: list[Path] | None = None) -> StagedSpec:
+    docs = _load(spec_dir, manifest) + _load_extra(extra_facet_dirs or [])
+    rewriter, origin = _index(docs)
+    defs = _rewrite_defs(docs, rewriter)
+    core_defs = [name for name, path in origin.items() if path == CORE_PATH]
+    entities = _find_entities(defs, core_defs)
+    places = _find_places(defs, core_defs, entities)
+    # Entities in the order events first hold them: run, job, dataset, inputDataset, ...
+    first_place = {p.entity: i for i, p in reversed(list(enumerate(places)))}
+    entities.sort(key=lambda e: first_place.get(e.name, len(places)))
+    facets, containers = _facet_keys(docs, rewriter, defs, entities)
+    staged = StagedSpec(
+        document={},
+        core_id=docs[0][1]["$id"],
+        facets=facets,
+        def_origin=origin,
+        containers=containers,
+        entities=entities,
+        events={_camel_stem(name, "Event"): name for name in _event_classes(defs, core_defs)},
+        places=places,
+    )
+    staged.sources = docs
+    hoister = _Hoister(defs, entities)
+    staged_defs = hoister.run()
+    staged_defs.update(_container_defs(staged))
+    _set_bases(staged_defs)
     staged.document = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "urn:olsdk:staged",
         "$defs": dict(sorted(staged_defs.items())),
     }
-    staged.hoisted = dict(sorted(staged.hoisted.items()))
-    staged.facets.sort(key=lambda f: (f.entity, f.key, f.class_name))
+    staged.hoisted = {name: name for name in sorted(hoister.hoisted)}
     return staged

@@ -7,13 +7,13 @@ In order, and nothing is written before every step that can fail has passed:
    comes from `--release`, else from the `PROVENANCE.md` next to the folder, else the
    folder's name. When its files are the ones already pinned, the upgrade is a no-op:
    it says "no changes", writes nothing (the previous report stays) and only makes
-   sure `spec/` and `generated/` match the manifest;
+   sure `spec/` and `src/olsdk/_generated/` match the manifest;
 3. stage the snapshot pinned so far (from `spec/`, or downloaded from its pinned URLs
    when `spec/` was never filled) and the new one, and diff them (`codegen.diff`);
 4. stage and render the new package in memory (a snapshot the generator cannot handle
    stops here, with the repository untouched);
 5. write `spec/manifest.json`, replace the snapshot files in `spec/`, write
-   `generated/olsdk_generated` and the reports `spec/CHANGES.md` / `spec/CHANGES.json`.
+   `src/olsdk/_generated` and the reports `spec/CHANGES.md` / `spec/CHANGES.json`.
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ class UpgradeResult:
     class_count: int
     generated_changed: list[str]
     written: list[Path] = field(default_factory=list)
-    out_dir: Path = Path("generated")
+    out_dir: Path = Path("src/olsdk")
 
     @property
     def no_changes(self) -> bool:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from olsdk._errors import Problem, ValidationError
 from olsdk._events import Event, parse_event, to_dict, to_json
+from olsdk._exceptions import ConfigError, DeliveryError, FacetKeyConflict, OlsdkError, Problem, ValidationError
 from olsdk._runtime import get_default_producer, set_default_producer
+from olsdk._validate import validate_event
 from olsdk.models import (
     SPEC_VERSION,
     DatasetEvent,
@@ -30,12 +31,16 @@ __version__ = "0.1.0"
 
 __all__ = [
     "SPEC_VERSION",
+    "ConfigError",
     "DatasetEvent",
+    "DeliveryError",
     "Event",
     "EventType",
+    "FacetKeyConflict",
     "InputDataset",
     "Job",
     "JobEvent",
+    "OlsdkError",
     "OpenLineageClient",
     "OutputDataset",
     "Problem",
@@ -47,6 +52,7 @@ __all__ = [
     "set_default_producer",
     "to_dict",
     "to_json",
+    "validate_event",
 ]
 
 

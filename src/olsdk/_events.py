@@ -8,44 +8,29 @@ callable discriminator makes pydantic-core dispatch on them in one pass over the
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping
-from typing import Annotated, Any, TypeAlias
+from typing import Annotated, Any, TypeAlias, Union, cast
 
 from pydantic import BaseModel, Discriminator, Tag, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
-from olsdk._errors import ValidationError
-from olsdk._runtime import DeletedFacet, FacetContainer, _models_in
+from olsdk._exceptions import Problem, ValidationError
+from olsdk._runtime import FacetContainer, _kept_facet, _models_in
+from olsdk._spec import EVENT_CLASSES, EventKind, event_kind
+from olsdk._wire import JSONProblem, check_data, decode
 from olsdk.models import DatasetEvent, JobEvent, RunEvent
 
 Event: TypeAlias = RunEvent | DatasetEvent | JobEvent
 """Any OpenLineage event."""
 
 
-def _event_kind(value: Any) -> str | None:
-    if isinstance(value, Mapping):
-        if "run" in value:
-            return "run"
-        if "dataset" in value:
-            return "dataset"
-        if "job" in value:
-            return "job"
-        return None
-    if isinstance(value, RunEvent):
-        return "run"
-    if isinstance(value, DatasetEvent):
-        return "dataset"
-    if isinstance(value, JobEvent):
-        return "job"
-    return None
-
-
+# One tagged member per event kind of the generated table, dispatched on `event_kind`.
+_TAGGED_EVENTS: Any = Union[tuple(Annotated[cls, Tag(kind)] for kind, cls in EVENT_CLASSES.items())]  # noqa: UP007
 _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(
     Annotated[
-        Annotated[RunEvent, Tag("run")] | Annotated[DatasetEvent, Tag("dataset")] | Annotated[JobEvent, Tag("job")],
+        _TAGGED_EVENTS,
         Discriminator(
-            _event_kind,
+            event_kind,
             custom_error_type="event_kind",
             custom_error_message=(
                 "not an OpenLineage event: a RunEvent has 'run' and 'job', "
@@ -56,83 +41,180 @@ _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(
 )
 
 
-def parse_event(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
+def parse_event(data: str | bytes | bytearray | Mapping[str, Any], *, strict: bool = True) -> Event:
     """Parse event JSON (text, bytes or an already decoded dict) into a typed event.
 
-    Raises `olsdk.ValidationError` naming the JSON path and the rule of every problem.
+    Strict (the default): exactly what the spec's JSON Schema accepts, every facet
+    under a key a facet file declares checked against that file's schema; otherwise
+    `olsdk.ValidationError` naming the JSON path and the rule of every problem.
+
+    `strict=False` reads every event whose identity is usable (see `olsdk.validate_event`
+    for its problems): what is valid is typed as strict parsing types it, the rest is
+    kept as it was sent, and the event dumps back to the same JSON.
     """
+    # The fast path: a valid RunEvent as bytes or text, validated straight from the JSON in
+    # pydantic-core (every other case goes on below, including the errors).
+    kind = type(data)
+    if strict and (kind is bytes or kind is str):
+        text = cast("bytes | str", data)
+        try:
+            event: Event = _RUN_EVENT_VALIDATOR.validate_json(text, by_alias=True, by_name=False)
+        except PydanticValidationError:
+            pass
+        else:
+            return event
     if not isinstance(data, str | bytes | bytearray | Mapping):
         raise TypeError(f"parse_event() takes JSON text, bytes or a dict, not {type(data).__name__}")
+    if not strict:
+        from olsdk._lenient import parse_lenient  # the tolerant reader builds on this module
+
+        return cast("Event", parse_lenient(data))
+    if isinstance(data, Mapping):
+        _check_data(data)
     try:
-        event = _validate(data)
+        event = _validate(data, run_event_tried=kind is bytes or kind is str)
     except PydanticValidationError as exc:
-        # A deletion marker under a key the spec types (`"schema": {"_deleted": true}`)
-        # cannot be validated as that facet: take such markers out, validate the rest,
-        # and put them back as `DeletedFacet`s. Rare, so it is not on the fast path.
-        if not _may_hold_deletions(data):
-            raise ValidationError.from_pydantic(exc) from None
-        return _validate_with_deletions(data, exc)
+        return _parse_after_error(data, exc)
+    if type(event) is DatasetEvent and event.__pydantic_extra__ and "job" in event.__pydantic_extra__:
+        # `dataset` and `job` together: the spec's oneOf also tries the JobEvent branch.
+        return _one_of(_document(data), first_error=None)
     return event
 
 
 _RUN_EVENT_VALIDATOR = RunEvent.__pydantic_validator__
 
 
-def _validate(data: str | bytes | bytearray | Mapping[str, Any]) -> Event:
+def _validate(data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tried: bool = False) -> Event:
     # JSON names only: a custom field that happens to be called `producer` in a facet
     # must stay that field, not fill in the facet's `_producer`.
     if isinstance(data, str | bytes | bytearray):
         # Most events are RunEvents: validate straight from the JSON in pydantic-core.
         # The discriminating adapter would first turn the whole document into Python
         # objects to call its discriminator; it serves the other kinds and the errors.
-        try:
-            event: Event = _RUN_EVENT_VALIDATOR.validate_json(data, by_alias=True, by_name=False)
-            return event
-        except PydanticValidationError:
-            pass
+        if not run_event_tried:
+            try:
+                event: Event = _RUN_EVENT_VALIDATOR.validate_json(data, by_alias=True, by_name=False)
+                return event
+            except PydanticValidationError:
+                pass
         return _EVENT_ADAPTER.validate_json(data, by_alias=True, by_name=False)
     return _EVENT_ADAPTER.validate_python(dict(data), by_alias=True, by_name=False)
 
 
-def _may_hold_deletions(data: str | bytes | bytearray | Mapping[str, Any]) -> bool:
-    if isinstance(data, str):
-        return '"_deleted"' in data
-    if isinstance(data, bytes | bytearray):
-        return b'"_deleted"' in data
-    return "_deleted" in json.dumps(data, default=str)
+def _check_data(data: Any) -> None:
+    try:
+        check_data(data)
+    except JSONProblem as exc:
+        raise ValidationError([exc.problem]) from None
+
+
+def _decode(data: str | bytes | bytearray) -> Any:
+    try:
+        return decode(data)
+    except JSONProblem as exc:
+        raise ValidationError([exc.problem]) from None
+
+
+def _document(data: str | bytes | bytearray | Mapping[str, Any]) -> Any:
+    return _decode(data) if isinstance(data, str | bytes | bytearray) else dict(data)
+
+
+def _parse_after_error(data: str | bytes | bytearray | Mapping[str, Any], exc: PydanticValidationError) -> Event:
+    """The slow path, after the fast one refused: clear JSON errors, the spec's exact
+    oneOf over the event kinds, and deletion markers under typed keys."""
+    document = _document(data)  # raises the JSON problem, if that is what failed
+    if not isinstance(document, dict):
+        raise ValidationError.from_pydantic(exc) from None
+    return _one_of(document, first_error=exc)
+
+
+def _candidates(document: dict[str, Any]) -> list[EventKind]:
+    """The kinds whose `required` and `not` the document meets (the spec's oneOf branches)."""
+    out: list[EventKind] = []
+    if "run" in document and "job" in document:
+        out.append("run")
+    if "dataset" in document and not ("job" in document and "run" in document):
+        out.append("dataset")
+    if "job" in document and "run" not in document:
+        out.append("job")
+    return out
+
+
+def _one_of(document: dict[str, Any], first_error: PydanticValidationError | None) -> Event:
+    """The spec's top-level `oneOf`: valid when exactly one event kind accepts the document."""
+    valid: list[Event] = []
+    errors: list[ValidationError] = []
+    for kind in _candidates(document):
+        try:
+            valid.append(_validate_kind(document, kind))
+        except ValidationError as exc:
+            errors.append(exc)
+    if len(valid) == 1:
+        return valid[0]
+    if len(valid) > 1:
+        names = " and ".join(type(event).__name__ for event in valid)
+        rule = f"valid as both {names}; an event must be exactly one kind (the spec's oneOf)"
+        raise ValidationError([Problem("", rule)])
+    if errors:
+        raise errors[0]
+    if first_error is not None:
+        raise ValidationError.from_pydantic(first_error) from None
+    raise ValidationError([Problem("", "not an OpenLineage event")])  # pragma: no cover - a kind always matched
+
+
+def _validate_kind(document: dict[str, Any], kind: EventKind) -> Event:
+    cls = EVENT_CLASSES[kind]
+    try:
+        return cast("Event", cls.model_validate(document, by_alias=True, by_name=False))
+    except PydanticValidationError as exc:
+        # A deletion marker under a key the spec types (`"schema": {"_deleted": true, ...}`)
+        # cannot be validated as that facet: take such markers out, validate the rest,
+        # and put them back as `DeletedFacet`s. Rare, so it is not on the fast path.
+        first = exc
+    markers: list[_Marker] = []
+    stripped = copy.deepcopy(document)
+    _take_markers(stripped, cls, (), markers)
+    if not markers:
+        raise ValidationError.from_pydantic(first) from None
+    try:
+        event = cast("Event", cls.model_validate(stripped, by_alias=True, by_name=False))
+    except PydanticValidationError as exc:
+        raise ValidationError.from_pydantic(exc) from None
+    problems: list[Problem] = []
+    for path, key, marker in markers:
+        target: Any = event
+        for step in path:
+            target = target[step] if isinstance(step, int) else getattr(target, step)
+        try:
+            target[key] = _kept_facet(target.__olsdk_entity__, key, marker)
+        except ValueError as error:
+            problems.append(Problem(_join_path(path, key), str(error)))
+    if problems:
+        raise ValidationError(problems)
+    return event
+
+
+def _join_path(path: tuple[str | int, ...], key: str) -> str:
+    out = ""
+    for step in (*path, key):
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
+    return out
 
 
 _Marker = tuple[tuple[str | int, ...], str, dict[str, Any]]
 
 
-def _validate_with_deletions(
-    data: str | bytes | bytearray | Mapping[str, Any], first_error: PydanticValidationError
-) -> Event:
-    document = json.loads(data) if isinstance(data, str | bytes | bytearray) else copy.deepcopy(dict(data))
-    kind = _event_kind(document)
-    markers: list[_Marker] = []
-    if kind is not None and isinstance(document, dict):
-        _take_markers(document, _EVENT_CLASSES[kind], (), markers)
-    if not markers:
-        raise ValidationError.from_pydantic(first_error) from None
-    try:
-        event = _validate(document)
-    except PydanticValidationError as exc:
-        raise ValidationError.from_pydantic(exc) from None
-    for path, key, marker in markers:
-        target: Any = event
-        for step in path:
-            target = target[step] if isinstance(step, int) else getattr(target, step)
-        target[key] = DeletedFacet.model_validate(marker)
-    return event
-
-
 def _take_markers(node: Any, cls: type[BaseModel], path: tuple[str | int, ...], out: list[_Marker]) -> None:
-    """Move deletion markers under typed keys out of `node` (a JSON object of `cls`)."""
+    """Move deletion markers under typed keys out of `node` (a JSON object of `cls`).
+
+    Only where the spec lets a facet be deleted: the typed keys whose base facet has
+    `_deleted` (job and dataset facets).
+    """
     if issubclass(cls, FacetContainer):
+        deletable = {cls._alias_of(name) for name in cls.__olsdk_deletable__}
         for key in list(node):
             value = node[key]
-            if key in cls.__olsdk_keys__ and isinstance(value, dict) and value.get("_deleted") is True:
+            if key in deletable and isinstance(value, dict) and value.get("_deleted") is True:
                 out.append((path, key, node.pop(key)))
     for name, info in cls.model_fields.items():
         child = node.get(info.alias or name)
@@ -151,14 +233,12 @@ def _take_markers(node: Any, cls: type[BaseModel], path: tuple[str | int, ...], 
             _take_markers(child, models[0], (*path, name), out)
 
 
-_EVENT_CLASSES: dict[str, type[BaseModel]] = {"run": RunEvent, "dataset": DatasetEvent, "job": JobEvent}
-
-
 def to_json(event: BaseModel) -> str:
     """Compact JSON of an event (or any model): JSON names, unset fields left out."""
-    return event.model_dump_json(exclude_unset=True)
+    # (warnings=False: a leniently read event may keep a list item of the wrong type as sent.)
+    return event.model_dump_json(exclude_unset=True, warnings=False)
 
 
 def to_dict(event: BaseModel) -> dict[str, Any]:
     """The JSON document of an event (or any model) as Python data."""
-    return event.model_dump(mode="json", exclude_unset=True)
+    return event.model_dump(mode="json", exclude_unset=True, warnings=False)

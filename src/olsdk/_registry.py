@@ -9,28 +9,26 @@ two classes claim for one entity is an error, never a silent overwrite.
 from __future__ import annotations
 
 import threading
-from typing import Final
 
 from pydantic import BaseModel
 
-ENTITIES: Final = ("run", "job", "dataset", "inputDataset", "outputDataset")
+from olsdk._exceptions import FacetKeyConflict
 
 _lock = threading.Lock()
 _spec: dict[tuple[str, str], type[BaseModel]] = {}
 _custom: dict[tuple[str, str], type[BaseModel]] = {}
 
 
-class FacetKeyConflict(ValueError):
-    """Two facet classes claim the same key for the same entity."""
-
-
 def _check_entity(entity: str) -> None:
-    if entity not in ENTITIES:
-        raise ValueError(f"entity: {entity!r} is not one of {', '.join(ENTITIES)}")
+    # Imported on use: the entity table is generated metadata, which imports the models,
+    # whose runtime base imports this registry.
+    from olsdk._spec import entity as spec_entity
+
+    spec_entity(entity)  # ValueError naming the entities the spec defines
 
 
 def register_spec_facet(entity: str, key: str, facet_class: type[BaseModel]) -> None:
-    _check_entity(entity)
+    # Fed by the generated metadata at import, which is where the entity names come from.
     with _lock:
         _spec[(entity, key)] = facet_class
 

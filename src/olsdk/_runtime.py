@@ -23,42 +23,137 @@ rewrites URLs) and the check costs far less than building `UUID`/`datetime` obje
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import sys
+import uuid as _uuid
 from collections.abc import ItemsView, Iterator, Mapping
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Self, TypeAlias, cast, overload
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    StringConstraints,
-)
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, GetCoreSchemaHandler, Strict
 from pydantic import ValidationError as PydanticValidationError
+from pydantic_core import CoreSchema, PydanticCustomError
+from pydantic_core import core_schema as cs
+from typing_extensions import TypeAliasType
 
 from olsdk import _registry
+from olsdk._exceptions import Problem, ValidationError
+from olsdk._formats import DATETIME_PATTERN as DATETIME_PATTERN
+from olsdk._formats import FORMAT_RULES
+from olsdk._formats import URI_PATTERN as URI_PATTERN
+from olsdk._formats import UUID_PATTERN as UUID_PATTERN
 
-UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-URI_PATTERN = r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s]*$"
-DATETIME_PATTERN = (
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+\-][0-9]{2}:[0-9]{2})$"
-)
+# -------------------------------------------------------------- checked string formats
 
-UUIDStr = Annotated[str, StringConstraints(pattern=UUID_PATTERN)]
-"""A UUID in its canonical 8-4-4-4-12 hex form, kept as the string that was sent."""
-URIStr = Annotated[str, StringConstraints(pattern=URI_PATTERN)]
-"""An absolute URI (a scheme, a colon, no white space), kept as the string that was sent."""
-DateTimeStr = Annotated[str, StringConstraints(pattern=DATETIME_PATTERN)]
-"""An RFC 3339 date-time with a time zone offset, kept as the string that was sent."""
+
+class _Format:
+    """`Annotated[str, _Format(pattern)]`: a string checked by one of the exact format
+    patterns in pydantic-core (JSON and Python input alike); built in Python, a field of
+    the uuid or date-time format also takes a `uuid.UUID` or an aware `datetime` and
+    stores its canonical string."""
+
+    def __init__(self, pattern: str, python_type: type | None = None) -> None:
+        self.pattern = pattern
+        self.python_type = python_type
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        checked = cs.str_schema(pattern=self.pattern, strict=True)
+        if self.python_type is None:
+            return checked
+        convert = _from_uuid if self.python_type is _uuid.UUID else _from_datetime
+        from_object = cs.no_info_after_validator_function(convert, cs.is_instance_schema(self.python_type))
+        return cs.json_or_python_schema(
+            json_schema=checked,
+            python_schema=cs.union_schema(
+                [checked, cs.chain_schema([from_object, checked])],
+                mode="left_to_right",
+                custom_error_type="string_format",
+                custom_error_message=FORMAT_RULES[self.pattern] + _PYTHON_FORMS[self.python_type],
+            ),
+            serialization=cs.simple_ser_schema("str"),
+        )
+
+    def __repr__(self) -> str:
+        return f"_Format({FORMAT_RULES[self.pattern]!r})"
+
+
+# What a Python caller may pass besides the string, as the error message says it.
+_PYTHON_FORMS: dict[type, str] = {_uuid.UUID: ", or a uuid.UUID", _dt.datetime: ", or a datetime with a time zone"}
+
+
+def _from_uuid(value: _uuid.UUID) -> str:
+    return str(value)
+
+
+def _from_datetime(value: _dt.datetime) -> str:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise PydanticCustomError(
+            "datetime_naive", "a datetime needs a time zone (RFC 3339 requires an offset): {value}", {"value": value}
+        )
+    return value.isoformat()
+
+
+if TYPE_CHECKING:
+    # Type checkers see descriptors (PEP 681: a dataclass-like field whose type is a
+    # descriptor takes its `__set__` type in `__init__`): `Run(runId=uuid7())` and
+    # `eventTime=datetime.now(timezone.utc)` type-check, and reading gives the `str`.
+
+    class _UUIDString:
+        @overload
+        def __get__(self, obj: None, owner: Any, /) -> Self: ...
+        @overload
+        def __get__(self, obj: object, owner: Any, /) -> str: ...
+        def __get__(self, obj: object, owner: Any, /) -> str | Self: ...
+        def __set__(self, obj: object, value: str | _uuid.UUID, /) -> None: ...
+
+    class _OptionalUUIDString:
+        @overload
+        def __get__(self, obj: None, owner: Any, /) -> Self: ...
+        @overload
+        def __get__(self, obj: object, owner: Any, /) -> str | None: ...
+        def __get__(self, obj: object, owner: Any, /) -> str | Self | None: ...
+        def __set__(self, obj: object, value: str | _uuid.UUID | None, /) -> None: ...
+
+    class _DateTimeString:
+        @overload
+        def __get__(self, obj: None, owner: Any, /) -> Self: ...
+        @overload
+        def __get__(self, obj: object, owner: Any, /) -> str: ...
+        def __get__(self, obj: object, owner: Any, /) -> str | Self: ...
+        def __set__(self, obj: object, value: str | _dt.datetime, /) -> None: ...
+
+    class _OptionalDateTimeString:
+        @overload
+        def __get__(self, obj: None, owner: Any, /) -> Self: ...
+        @overload
+        def __get__(self, obj: object, owner: Any, /) -> str | None: ...
+        def __get__(self, obj: object, owner: Any, /) -> str | Self | None: ...
+        def __set__(self, obj: object, value: str | _dt.datetime | None, /) -> None: ...
+
+else:
+    _UUIDString = Annotated[str, _Format(UUID_PATTERN, _uuid.UUID)]
+    _DateTimeString = Annotated[str, _Format(DATETIME_PATTERN, _dt.datetime)]
+    _OptionalUUIDString = _UUIDString | None
+    _OptionalDateTimeString = _DateTimeString | None
+
+
+UUIDStr: TypeAlias = _UUIDString  # see below: a descriptor for type checkers, a checked `str` at run time
+URIStr = Annotated[str, _Format(URI_PATTERN)]
+"""An absolute URI (RFC 3986), kept as the string that was sent."""
+DateTimeStr: TypeAlias = _DateTimeString
+OptionalUUIDStr: TypeAlias = _OptionalUUIDString
+OptionalDateTimeStr: TypeAlias = _OptionalDateTimeString
 
 FILLED_ON_CONSTRUCTION: Any = None
 """What type checkers see as the default of the fields the runtime fills in at
 construction (`_producer`, `_schemaURL`, `producer`, `schemaURL`, `eventTime`); at run
 time those fields stay required for parsing."""
 
+NOT_SENT: Any = None
+"""The default of optional uuid and date-time fields: `None`, typed so that checkers
+accept it for their descriptor types (`OptionalUUIDStr`, `OptionalDateTimeStr`)."""
+
 # Pattern -> the rule a user reads in an error message.
-PATTERN_RULES = {
-    UUID_PATTERN: "not a UUID",
-    URI_PATTERN: "not an absolute URI",
-    DATETIME_PATTERN: "not an RFC 3339 date-time with a time zone offset",
-}
+PATTERN_RULES = FORMAT_RULES
 
 _DEFAULT_PRODUCER = "https://github.com/olsdk/olsdk"
 _producer = _DEFAULT_PRODUCER
@@ -81,6 +176,136 @@ def utc_now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat()
 
 
+# ------------------------------------------------- JSON Schema types in pydantic-core
+
+
+# A JSON Schema "integer" is any number without a fraction (`1.0` and `1e2` count), and
+# never a string or a boolean; pydantic's lax int would take "3" and 3.0 alike.
+def _integer(schema: dict[str, Any]) -> CoreSchema:
+    bounds = {k: schema[k] for k in ("ge", "gt", "le", "lt", "multiple_of") if k in schema}
+    whole_float = cs.chain_schema(
+        [cs.float_schema(strict=True, allow_inf_nan=False, multiple_of=1.0), cs.int_schema(**bounds)]
+    )
+    # Its JSON Schema stays what the spec says: an integer (with the same bounds).
+    keywords = {"ge": "minimum", "gt": "exclusiveMinimum", "le": "maximum", "lt": "exclusiveMaximum"}
+    json_schema = {"type": "integer", **{keywords.get(k, "multipleOf"): v for k, v in bounds.items()}}
+    return cs.union_schema(
+        [cs.int_schema(strict=True, **bounds), whole_float],
+        mode="left_to_right",
+        custom_error_type="int_type",
+        metadata={"pydantic_js_functions": [lambda _schema, _handler: dict(json_schema)]},
+    )
+
+
+# Any JSON value, and only JSON: finite numbers (pydantic-core's JSON parser reads
+# `NaN`/`Infinity`, which JSON does not have), strings, booleans, null, arrays and objects
+# of them. Where the spec says nothing about a value (free-form objects, extra keys) this
+# replaces `Any` (see `_exact`); it is dumped as `Any` is. Objects first: most of it.
+JSONValue = TypeAliasType(
+    "JSONValue",
+    Annotated[
+        "dict[Annotated[str, Strict()], JSONValue] | Annotated[str, Strict()] | list[JSONValue] "
+        "| Annotated[int, Strict()] | Annotated[float, Strict(), AllowInfNan(False)] "
+        "| Annotated[bool, Strict()] | None",
+        Field(union_mode="left_to_right"),
+    ],
+)
+
+
+def _json_value(handler: GetCoreSchemaHandler) -> CoreSchema:
+    schema = dict(handler.generate_schema(JSONValue))
+    schema["serialization"] = cs.simple_ser_schema("any")
+    return cast("CoreSchema", schema)
+
+
+def _check_dependent(dependent: dict[str, list[str]], model: BaseModel) -> BaseModel:
+    present = {
+        (info.alias or name) for name, info in type(model).model_fields.items() if name in model.model_fields_set
+    }
+    present |= set(model.__pydantic_extra__ or {})
+    for key, needed in dependent.items():
+        missing = [n for n in needed if n not in present]
+        if key in present and missing:
+            raise ValueError(f"{missing[0]!r} is required when {key!r} is present (dependentRequired)")
+    return model
+
+
+def _exact(schema: Any, cls: type, json_value: CoreSchema) -> None:
+    """Make the fields of `cls`'s model schema accept what JSON Schema accepts, no more.
+
+    pydantic's lax mode converts ("3" -> 3, 1 -> True, "1.5" -> 1.5) and an optional
+    field typed `X | None` takes `null`; the spec's types do neither. In place: scalars
+    become strict (integers as above, numbers finite), and an optional field's `None`
+    stays its default without being accepted as input. Nested models are left to their
+    own class (each builds its schema through this hook).
+    """
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        kind = node.get("type")
+        if kind == "model":
+            if node.get("cls") is cls:
+                stack.append(node["schema"])
+            continue
+        if kind == "definitions":
+            stack.append(node["schema"])
+            stack.extend(d for d in node["definitions"] if d.get("type") == "model" and d.get("cls") is cls)
+            continue
+        if kind in ("model-fields", "typed-dict", "dataclass-args"):
+            fields = node["fields"].values() if isinstance(node["fields"], dict) else node["fields"]
+            for field in fields:
+                _exact_value(field, "schema", json_value, optional_field=True)
+            allows_extra = getattr(cls, "model_config", {}).get("extra") == "allow"
+            if kind == "model-fields" and allows_extra and "extras_schema" not in node:
+                # A model held as an extra (a registered facet built in Python) stays that
+                # object: the JSON-value schema would read it as an iterable of pairs.
+                node["extras_schema"] = cs.union_schema([cs.is_instance_schema(BaseModel), json_value])
+            continue
+        for key in ("schema", "python_schema"):
+            if isinstance(node.get(key), dict):
+                stack.append(node[key])
+
+
+def _exact_value(holder: Any, key: Any, json_value: CoreSchema, *, optional_field: bool = False) -> None:
+    node = holder[key]
+    kind = node.get("type")
+    if kind == "default" and optional_field and node.get("default", ...) is None:
+        inner = node["schema"]
+        if inner.get("type") == "nullable":
+            node["schema"] = inner["schema"]
+        _exact_value(node, "schema", json_value)
+        return
+    if kind == "any":
+        holder[key] = json_value
+    elif kind == "int":
+        holder[key] = _integer(node)
+    elif kind == "float":
+        node["strict"] = True
+        node["allow_inf_nan"] = False
+    elif kind in ("bool", "str"):
+        node["strict"] = True
+    elif kind in ("list", "set", "frozenset"):
+        if "items_schema" in node:
+            _exact_value(node, "items_schema", json_value)
+    elif kind == "dict":
+        for part in ("keys_schema", "values_schema"):
+            if part in node:
+                _exact_value(node, part, json_value)
+    elif kind == "union":
+        for index, choice in enumerate(node["choices"]):
+            if isinstance(choice, tuple):
+                pair = list(choice)
+                _exact_value(pair, 0, json_value)
+                node["choices"][index] = (pair[0], pair[1])
+            else:
+                _exact_value(node["choices"], index, json_value)
+    elif kind == "tagged-union":
+        for tag in node["choices"]:
+            _exact_value(node["choices"], tag, json_value)
+    elif kind in ("default", "nullable", "function-after", "function-before", "function-wrap") and "schema" in node:
+        _exact_value(node, "schema", json_value)
+
+
 class OLModel(BaseModel):
     """Base of every generated model: JSON names in and out, unknown fields kept."""
 
@@ -91,6 +316,40 @@ class OLModel(BaseModel):
         serialize_by_alias=True,
         protected_namespaces=(),
     )
+
+    def __init__(self, /, **data: Any) -> None:
+        # `field=None` from Python means "not sent": the spec has no nullable fields, so
+        # parsing refuses `null` (see `_exact`), while a Python caller may pass `None`
+        # for any optional field and gets it left out, as if not given.
+        if None in data.values():
+            data = {key: value for key, value in data.items() if value is not None}
+        # Building a model in Python reports problems the way parsing does:
+        # `olsdk.ValidationError` with `<JSON path>: <rule>` lines.
+        try:
+            super().__init__(**data)
+        except PydanticValidationError as exc:
+            raise ValidationError.from_pydantic(exc, title=_invalid(type(self)), model=type(self)) from None
+
+    # Tell pydantic this __init__ is for Python callers only: without the flag it would
+    # also call it (and every subclass's) while validating parsed JSON, a Python call per
+    # object; parsing reports its errors through `olsdk.parse_event` instead.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /) -> CoreSchema:
+        # A class already built keeps its schema (what pydantic itself does).
+        built = cls.__dict__.get("__pydantic_core_schema__")
+        if isinstance(built, dict):
+            return cast("CoreSchema", built)
+        schema = handler(source)
+        _exact(schema, cls, _json_value(handler))
+        # JSON Schema `dependentRequired` (generated as a table in the class's module, which
+        # is still being executed here): checked after the model is built, for those few classes.
+        module = sys.modules.get(cls.__module__)
+        dependent = getattr(module, "DEPENDENT_REQUIRED", {}).get(cls.__name__)
+        if dependent:
+            return cs.no_info_after_validator_function(functools.partial(_check_dependent, dependent), schema)
+        return schema
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of this model: JSON names, unset fields left out."""
@@ -116,9 +375,8 @@ class FacetModel(OLModel):
                 data["_schemaURL"] = url
         super().__init__(**data)
 
-    # Tell pydantic this __init__ is for Python callers only: without the flag it
-    # would also call it while validating parsed JSON, which would fill in what the
-    # spec requires the sender to send (and cost a Python call per facet).
+    # For Python callers only (see OLModel): parsing must not fill in what the spec
+    # requires the sender to send.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
@@ -137,7 +395,8 @@ class EventModel(OLModel):
             data["eventTime"] = utc_now()
         elif isinstance(event_time, _dt.datetime):
             if event_time.tzinfo is None:
-                raise ValueError("eventTime: a datetime needs a time zone (the spec requires an offset)")
+                problem = Problem("eventTime", "a datetime needs a time zone (the spec requires an offset)", event_time)
+                raise ValidationError([problem], title=_invalid(type(self)))
             data["eventTime"] = event_time.isoformat()
         super().__init__(**data)
 
@@ -147,8 +406,8 @@ class EventModel(OLModel):
 class DeletedFacet(OLModel):
     """A facet sent as `{"_producer": ..., "_schemaURL": ..., "_deleted": true}`."""
 
-    producer: Annotated[str, StringConstraints(pattern=URI_PATTERN)] | None = None
-    schemaURL: Annotated[str, StringConstraints(pattern=URI_PATTERN)] | None = None
+    producer: URIStr | None = None
+    schemaURL: URIStr | None = None
     deleted: bool = True
 
     model_config = ConfigDict(
@@ -165,6 +424,10 @@ class DeletedFacet(OLModel):
         super().__init__(**data)
 
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
+
+
+def _invalid(cls: type[BaseModel]) -> str:
+    return f"invalid {cls.__name__}"
 
 
 def _is_deletion(value: Any) -> bool:
@@ -194,13 +457,15 @@ class FacetContainer(OLModel):
         deletions: dict[str, Any] = {}
         for key in list(data):
             value = data[key]
-            if _is_deletion(value) or isinstance(value, DeletedFacet):
+            if _is_deletion(value):
+                # Built in Python, a marker given as a dict is filled in as `DeletedFacet()` is.
+                deletions[self._alias_of(key)] = DeletedFacet(**data.pop(key))
+            elif isinstance(value, DeletedFacet):
                 deletions[self._alias_of(key)] = data.pop(key)
         super().__init__(**data)
-        if deletions:
-            entity = type(self).__olsdk_entity__
-            self._extra().update({key: _kept_facet(entity, key, value) for key, value in deletions.items()})
-            self.__pydantic_fields_set__.update(deletions)
+        entity = type(self).__olsdk_entity__
+        for key, value in deletions.items():
+            self.hold(key, _kept_facet(entity, key, value))
 
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
 
@@ -252,13 +517,22 @@ class FacetContainer(OLModel):
         return problems
 
     def _move_deletion(self, name: str) -> None:
-        value = self.__dict__[name]
-        marker = DeletedFacet.model_validate(value.model_dump(mode="json", exclude_unset=True))
-        self.__pydantic_fields_set__.discard(name)
-        object.__setattr__(self, name, None)
-        key = type(self).__pydantic_fields__[name].alias or name
-        self._extra()[key] = marker
-        self.__pydantic_fields_set__.add(key)
+        marker = DeletedFacet.model_validate(self.__dict__[name].model_dump(mode="json", exclude_unset=True))
+        self.hold(type(self).__pydantic_fields__[name].alias or name, marker)
+
+    def hold(self, key: str, value: Any) -> None:
+        """Keep `value` under `key` as it is, outside the typed field of that key if any.
+
+        A deletion marker, or (lenient reading) a facet that fails its schema, is held
+        among the container's extra keys; the typed field of the same key is taken out
+        of the model, so the key is dumped once and attribute access (pydantic looks
+        extra keys up when a field has no value) gives the same object as `facets[key]`.
+        """
+        name = self._field_name(key)
+        if name is not None:
+            self.__dict__.pop(name, None)
+            self.__pydantic_fields_set__.discard(name)
+        self._extra()[key] = value
 
     # Mapping-style access by JSON key, for keys that are not Python names
     # (`spark.exception`, `environment-properties`) and for generic code.
@@ -284,8 +558,14 @@ class FacetContainer(OLModel):
         if name is not None and not _is_deletion(value) and not isinstance(value, DeletedFacet):
             setattr(self, name, value)
             return
-        self._extra()[key] = _kept_facet(type(self).__olsdk_entity__, key, value)
-        self.__pydantic_fields_set__.add(key)
+        self.hold(key, _kept_facet(type(self).__olsdk_entity__, key, value))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Setting a typed facet replaces what was held under its key (see `hold`).
+        extra = self.__pydantic_extra__
+        if extra and name in type(self).__pydantic_fields__:
+            extra.pop(type(self).__pydantic_fields__[name].alias or name, None)
+        super().__setattr__(name, value)
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key in self.as_mapping()
@@ -317,27 +597,69 @@ class FacetContainer(OLModel):
         return len(self.as_mapping())
 
 
+# Entity -> its spec base facet class (`run` -> RunFacet), set by `bind_metadata`.
+_ENTITY_BASES: dict[str, type[BaseModel]] = {}
+
+
+def _check_base(entity: str, value: Any) -> None:
+    """`ValueError` unless `value` is a valid facet of `entity` as the core schema says
+    (`_producer` and `_schemaURL` URIs, `_deleted` a boolean where the base has it)."""
+    base = _ENTITY_BASES.get(entity)
+    if base is None:
+        return
+    try:
+        base.__pydantic_validator__.validate_python(value, by_alias=True, by_name=False)
+    except PydanticValidationError as exc:
+        problem = ValidationError.from_pydantic(exc, model=base).problems[0]
+        if problem.rule == "required field missing":
+            raise ValueError(f"lacks {problem.path!r}, which every facet must have ({base.__name__})") from None
+        raise ValueError(f"{problem.path}: {problem.rule}" if problem.path else problem.rule) from None
+
+
+class _ShadowingField:
+    """On a container, the facet field whose key is also a `BaseModel` attribute (`schema`).
+
+    Its value lives in the instance `__dict__` as any field's does; when the container
+    holds the key elsewhere (`FacetContainer.hold`), attribute access would find the
+    inherited `BaseModel.schema` method instead of pydantic's extra-key lookup: this
+    non-data descriptor answers with the held value then.
+    """
+
+    def __init__(self, name: str, key: str) -> None:
+        self.name = name
+        self.key = key
+
+    def __get__(self, obj: Any, owner: type[BaseModel]) -> Any:
+        if obj is None:
+            return getattr(BaseModel, self.name).__get__(None, owner)
+        return (obj.__pydantic_extra__ or {}).get(self.key)
+
+
 def _kept_facet(entity: str, key: str, value: Any) -> Any:
     """What an unknown key's value becomes: a deletion, a registered class, or itself."""
+    if isinstance(value, DeletedFacet):
+        if value.schemaURL is None and entity in _ENTITY_BASES:
+            # Built in Python: a marker names the schema of what it deletes, its entity's base facet.
+            value.schemaURL = getattr(_ENTITY_BASES[entity], "__olsdk_schema_url__", None)
+            value.__pydantic_fields_set__.add("schemaURL")
+        return value
     if isinstance(value, BaseModel):
         return value
     if _is_deletion(value):
+        _check_base(entity, value)
         return DeletedFacet.model_validate(value)
     facet_class = _registry.lookup(entity, key)
     if facet_class is not None:
         try:
             return facet_class.model_validate(value, by_alias=True, by_name=False)
         except PydanticValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
+            first = ValidationError.from_pydantic(exc, model=facet_class).problems[0]
             raise ValueError(
-                f"does not match its registered class {facet_class.__name__}: {where or '(facet)'}: {first['msg']}"
+                f"does not match its registered class {facet_class.__name__}: {first.path or '(facet)'}: {first.rule}"
             ) from None
     if not isinstance(value, Mapping):
         raise ValueError(f"a facet must be a JSON object, got {type(value).__name__}")
-    for required in ("_producer", "_schemaURL"):
-        if not isinstance(value.get(required), str):
-            raise ValueError(f"lacks {required!r}, which every facet must have (BaseFacet)")
+    _check_base(entity, value)
     return value
 
 
@@ -351,20 +673,28 @@ def bind_metadata(
     *,
     core_id: str,
     schema_urls: Mapping[Any, str],
-    containers: Mapping[Any, str],
+    entities: Mapping[str, tuple[type[BaseModel], type[BaseModel], type[BaseModel], str]],
     facet_keys: Mapping[tuple[str, str], type[BaseModel]],
 ) -> None:
-    """Attach the generated metadata to the generated classes (called once at import)."""
+    """Attach the generated metadata to the generated classes (called once at import).
+
+    `entities` is the generated entity table: entity -> (base facet, facet map class,
+    the class holding the map, its field).
+    """
     EventModel.__olsdk_core_id__ = core_id
     for facet_class, url in schema_urls.items():
         if not (isinstance(facet_class, type) and issubclass(facet_class, FacetModel)):
             raise TypeError(f"schema URL given for {facet_class!r}, which is not a facet class")
         facet_class.__olsdk_schema_url__ = url
-    for container, entity in containers.items():
-        if not (isinstance(container, type) and issubclass(container, FacetContainer)):
+    for entity, (base, container, _owner, _field) in entities.items():
+        _ENTITY_BASES[entity] = base
+        if not issubclass(container, FacetContainer):
             raise TypeError(f"{container!r} is not a facet container class")
         container.__olsdk_entity__ = entity
         container.__olsdk_keys__ = frozenset((info.alias or name) for name, info in container.model_fields.items())
+        for name, info in container.model_fields.items():
+            if hasattr(BaseModel, name):
+                setattr(container, name, _ShadowingField(name, info.alias or name))
         container.__olsdk_deletable__ = frozenset(
             name
             for name, info in container.model_fields.items()

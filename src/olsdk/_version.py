@@ -34,7 +34,7 @@ def olsdk_version() -> str:
 
 def spec_info() -> dict[str, str]:
     """The snapshot the models were generated from: version, core `$id`, release, digest."""
-    generated = importlib.import_module("olsdk_generated")  # constants only, no models
+    generated = importlib.import_module("olsdk._generated")  # constants only, no models
     core_id = str(generated.SPEC_VERSION)
     match = _SPEC_VERSION_RE.search(core_id)
     return {
@@ -68,9 +68,7 @@ class VersionAction(argparse.Action):
         default: Any = argparse.SUPPRESS,
         help: str | None = "print the olsdk version and the spec snapshot of its models, then exit",
     ) -> None:
-        super().__init__(
-            option_strings=option_strings, dest=dest, default=default, nargs=0, help=help
-        )
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(
         self,

@@ -134,7 +134,7 @@ def test_mypy_refuses_a_facet_of_the_wrong_kind(tmp_path: Path) -> None:
     lines = source.splitlines()
     expected = [str(n) for n, line in enumerate(lines, 1) if line.startswith("bad_")]
     assert [line.split(":")[1] for line in errors] == expected, out + err
-    assert all("No overload variant of \"attach\"" in line for line in errors)
+    assert all('No overload variant of "attach"' in line for line in errors)
 
 
 def test_dump_of_attached_facets_is_plain_json(sample: Any) -> None:

@@ -41,8 +41,11 @@ def snippet(markdown: str) -> str | None:
 
 
 def sources() -> list[Path]:
-    found = [p for p in (ROOT / "README.md", ROOT / "docs" / "custom-facets.md")
-             if p.exists() and snippet(p.read_text(encoding="utf-8"))]
+    found = [
+        p
+        for p in (ROOT / "README.md", ROOT / "docs" / "custom-facets.md")
+        if p.exists() and snippet(p.read_text(encoding="utf-8"))
+    ]
     return found
 
 
@@ -55,8 +58,7 @@ def test_custom_facet_snippet_runs_as_written(source: Path, tmp_path: Path) -> N
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == (
-        "https://schemas.example.com/olfacets/1-0-0/MyCompanyStatisticsRunFacet.json"
-        "#/$defs/MyCompanyStatisticsRunFacet"
+        "https://schemas.example.com/olfacets/1-0-0/MyCompanyStatisticsRunFacet.json#/$defs/MyCompanyStatisticsRunFacet"
     )
     assert (tmp_path / "schemas" / "facets" / "MyCompanyStatisticsRunFacet.json").is_file()
     assert (tmp_path / "schemas" / "registry.json").is_file()

@@ -60,9 +60,7 @@ INVALID = [
 
 
 @pytest.mark.parametrize(("class_name", "prefix", "entity", "message"), INVALID)
-def test_invalid_names_say_what_the_name_should_be(
-    class_name: str, prefix: str, entity: str, message: str
-) -> None:
+def test_invalid_names_say_what_the_name_should_be(class_name: str, prefix: str, entity: str, message: str) -> None:
     with pytest.raises(TypeError, match="custom facet class") as info:
         _naming.split_class_name(class_name, prefix, entity)
     assert message in str(info.value)
@@ -70,8 +68,14 @@ def test_invalid_names_say_what_the_name_should_be(
 
 @pytest.mark.parametrize(
     ("prefix", "hint"),
-    [("MyCompany", "myCompany"), ("my_company", "myCompany"), ("AWS", "aws"), ("", None),
-     ("1abc", None), ("my-company", "myCompany")],
+    [
+        ("MyCompany", "myCompany"),
+        ("my_company", "myCompany"),
+        ("AWS", "aws"),
+        ("", None),
+        ("1abc", None),
+        ("my-company", "myCompany"),
+    ],
 )
 def test_prefix_must_be_camel_case(prefix: str, hint: str | None) -> None:
     with pytest.raises(TypeError, match="camelCase") as info:

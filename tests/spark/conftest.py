@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.client_testkit import free_port, server
+
+__all__ = ["free_port", "server"]  # fixtures: a port nothing listens on, a lineage server on 127.0.0.1
 
 pyspark = pytest.importorskip("pyspark")
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -26,25 +29,28 @@ APP_JOB = "olsdk_spark_tests"
 
 
 class Collector:
-    """Collects emitted events; ``take()`` waits for Spark's listener bus first."""
+    """What the Spark layer emitted, through a real client whose transport is a
+    ``CallbackTransport``: each event is serialised as any transport would send it and
+    parsed back. ``take()`` waits for Spark's listener bus first."""
 
     def __init__(self) -> None:
+        import olsdk
+        from olsdk.client import OpenLineageClient
+        from olsdk.transports import CallbackTransport
+
         self.events: list[Any] = []
-        self._lock = threading.Lock()
         self._seen = 0
         self.handle: Any = None
-
-    def __call__(self, event: Any) -> None:
-        with self._lock:
-            self.events.append(event)
+        # calls are serialised by the transport; undeliverable events fail the emit
+        receive = CallbackTransport(lambda payload: self.events.append(olsdk.parse_event(payload.body)))
+        self.client = OpenLineageClient(receive, error_policy="raise", spool=False, environ={})
 
     def take(self) -> list[Any]:
         """The events emitted since the previous ``take()``."""
         assert self.handle is not None
         assert self.handle.flush(60)
-        with self._lock:
-            new = self.events[self._seen :]
-            self._seen = len(self.events)
+        new = self.events[self._seen :]
+        self._seen += len(new)
         return new
 
 
@@ -78,15 +84,38 @@ def spark(spark_dirs: Path) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def lineage(spark: Any) -> Iterator[Collector]:
-    """``olsdk.spark.install`` on the test session, emitting into a Collector.
+    """``olsdk.spark.install`` on the test session, emitting into a Collector's client.
 
     Stopping the session at the end must close the application run: checked here.
     """
     from olsdk.spark import install
 
     collector = Collector()
-    collector.handle = install(spark, collector, namespace="olsdk-tests")
+    collector.handle = install(spark, collector.client, namespace="olsdk-tests")
     yield collector
     spark.stop()
     last = collector.events[-1]
     assert (last.eventType, last.job.name) == ("COMPLETE", APP_JOB), "app run not completed"
+
+
+def gated(df: Any, gate: Path, limit: float = 120.0) -> Any:
+    """``df`` with a column whose Python UDF waits until the file ``gate`` exists.
+
+    A query over it keeps running until the test creates ``gate`` (or ``limit``
+    seconds pass), so a test can look at what happens *while* a query runs without
+    timing anything. The function is defined here and pickled by value for the workers.
+    """
+    from pyspark.sql import functions as F
+
+    path, seconds = str(gate), limit
+
+    def wait(value):  # type: ignore[no-untyped-def]  # no hints: pyspark reads them as a UDF kind
+        import os as _os
+        import time as _time
+
+        deadline = _time.monotonic() + seconds
+        while not _os.path.exists(path) and _time.monotonic() < deadline:
+            _time.sleep(0.05)
+        return value
+
+    return df.withColumn("gated", F.udf(wait, "long")(F.col("id")))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 import olsdk
 from tests.spark.conftest import APP_JOB, Collector
+from tests.support.overlay import parent_root_in_models
 
 pytestmark = pytest.mark.spark
 
@@ -18,7 +20,7 @@ NS = "olsdk-tests"
 
 def roundtrip(events: list[Any]) -> list[Any]:
     """Every event through JSON and ``olsdk.parse_event``, checked by the spec's schema."""
-    from tests.spec_schema import event_validator
+    from tests.support.spec_schema import event_validator
 
     out = []
     for event in events:
@@ -42,7 +44,10 @@ def check_common(event: Any, app: Any) -> None:
     assert facets.parent.job.namespace == NS
     assert facets.parent.job.name == APP_JOB
     assert str(facets.parent.run.runId) == app.run_id
-    assert facets.parent.root.job.name == APP_JOB
+    if parent_root_in_models():
+        assert facets.parent.root.job.name == APP_JOB
+    else:  # spec 1.30.0: no root in ParentRunFacet, dropped (docs/spec-versions.md)
+        assert "root" not in facets.parent.to_dict()
     assert facets.processing_engine.name == "spark"
     assert facets.processing_engine.version.startswith("4.")
     job_type = event.job.facets.jobType
@@ -285,12 +290,13 @@ def test_column_lineage(spark: Any, data: Path, lineage: Collector) -> None:
     agg = joined.groupBy("grp").agg(F.max("upper").alias("top"), F.count("id").alias("n"))
     ranked = agg.withColumn("rank", F.rank().over(Window.orderBy("n")))
     both = ranked.unionByName(ranked)
-    lineage.handle.column_lineage = True  # read by the (asynchronous) callback
+    previous = lineage.handle.column_lineage
+    lineage.handle.column_lineage = True  # on by default; read by the worker
     try:
         both.write.mode("overwrite").parquet(str(data / "out" / "lineage"))
         events = lineage.take()
     finally:
-        lineage.handle.column_lineage = False
+        lineage.handle.column_lineage = previous
     _, complete = one_run(events)
     facet = complete.outputs[0].facets.columnLineage
     got = {
@@ -317,7 +323,7 @@ def test_datasets_of_dataframes(spark: Any, data: Path, spark_dirs: Path, lineag
 
 
 def test_lineage_run(spark: Any, data: Path, lineage: Collector) -> None:
-    from olsdk.spark.run import lineage_run
+    from olsdk.spark._run import lineage_run
 
     people = spark.read.parquet(str(data / "people_parquet"))
     target = str(data / "out" / "manual")
@@ -338,3 +344,300 @@ def test_lineage_run(spark: Any, data: Path, lineage: Collector) -> None:
         broken()
     _, fail = one_run([e for e in lineage.take() if e.job.name == "manual.broken"], end="FAIL")
     assert fail.run.facets.errorMessage.message == "nope"
+
+
+# -- when lineage cannot be emitted: logged on olsdk.spark, spooled, never raised ------------
+
+
+def _write_with_own_listener(
+    spark: Any, lineage: Collector, client: Any, target: Path, settings: dict[str, str] | None = None
+) -> Any:
+    """One parquet write (of ``people_parquet`` next to ``target``'s parent) seen by a
+    listener of its own, started with ``settings`` in the session's conf; returns its
+    handle, closed. ``install`` would return the shared listener instead."""
+    from olsdk.spark import SparkLineage
+
+    settings = settings or {}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    try:
+        handle = SparkLineage(spark, client, namespace="olsdk-failures")
+    finally:
+        for key in settings:
+            spark.conf.unset(key)
+    try:
+        spark.read.parquet(str(target.parents[1] / "people_parquet")).write.mode("overwrite").parquet(str(target))
+        assert handle.flush(60)
+    finally:
+        handle.close()
+        lineage.take()  # the shared listener saw the write too
+    return handle
+
+
+def _spooled_events(path: Path) -> list[tuple[str, str]]:
+    from olsdk.client import Spool
+
+    return [(r["event"]["eventType"], r["event"]["job"]["name"]) for r in Spool(path).records()]
+
+
+@pytest.mark.parametrize("policy", ["log", "raise"])
+def test_unreachable_backend_spools_every_event(
+    spark: Any,
+    data: Path,
+    lineage: Collector,
+    tmp_path: Path,
+    free_port: int,
+    policy: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from olsdk.client import OpenLineageClient
+
+    spool = tmp_path / "spool.ndjson"
+    client = OpenLineageClient(
+        config={"transport": {"type": "http", "url": f"http://127.0.0.1:{free_port}", "retry": {"total": 0}}},
+        spool=spool,
+        error_policy=policy,  # type: ignore[arg-type]
+    )
+    target = data / "out" / f"unreachable_{policy}"
+    with caplog.at_level(logging.WARNING, logger="olsdk"):
+        try:
+            handle = _write_with_own_listener(spark, lineage, client, target)
+        finally:
+            client.close()
+    write_job = f"{APP_JOB}.execute_insert_into_hadoop_fs_relation_command.out_unreachable_{policy}"
+    assert _spooled_events(spool) == [
+        ("START", APP_JOB),
+        ("START", write_job),
+        ("COMPLETE", write_job),
+        ("COMPLETE", APP_JOB),
+    ]
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("cannot connect" in r.getMessage() for r in warnings), [r.getMessage() for r in warnings]
+    if policy == "raise":  # the client raised to the listener: it says so, and does not spool twice
+        spark_warnings = [r.getMessage() for r in warnings if r.name == "olsdk.spark"]
+        assert len(spark_warnings) == 4
+        assert all("DeliveryError" in m and "spooled to" in m and "by the client" in m for m in spark_warnings)
+        assert handle.failed_emits == 4
+    else:
+        assert handle.failed_emits == 0
+
+
+def test_emitter_failure_goes_to_its_spool(
+    spark: Any, data: Path, lineage: Collector, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from olsdk.client import Spool
+
+    class RejectingEmitter:
+        """An emitter of the user's own with a spool, whose backend refuses every event."""
+
+        def __init__(self, path: Path) -> None:
+            self.spool = Spool(path)
+
+        def emit(self, event: Any) -> None:
+            raise RuntimeError("backend refused the event")
+
+    emitter = RejectingEmitter(tmp_path / "spool.ndjson")
+    target = data / "out" / "rejected"
+    with caplog.at_level(logging.WARNING, logger="olsdk.spark"):
+        _write_with_own_listener(spark, lineage, emitter, target)
+    records = list(emitter.spool.records())
+    assert [r["event"]["eventType"] for r in records] == ["START", "START", "COMPLETE", "COMPLETE"]
+    assert all(r["reason"] == "RuntimeError: backend refused the event" for r in records)
+    write: Any = olsdk.parse_event(records[2]["event"])  # spooled whole: it parses back
+    assert write.outputs[0].name == str(target)
+    assert write.outputs[0].outputFacets.outputStatistics.rowCount == 30
+    messages = [r.getMessage() for r in caplog.records if r.name == "olsdk.spark"]
+    assert len(messages) == 4
+    assert all("RuntimeError: backend refused the event" in m and "spooled to" in m for m in messages)
+
+
+def test_events_that_cannot_be_built_are_logged_not_raised(
+    spark: Any, data: Path, lineage: Collector, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A parent run id that is no UUID: no event can be built; the write still succeeds."""
+    events: list[Any] = []
+    settings = {
+        "spark.openlineage.parentJobNamespace": "airflow",
+        "spark.openlineage.parentJobName": "dag.task",
+        "spark.openlineage.parentRunId": "not-a-uuid",
+    }
+    with caplog.at_level(logging.WARNING, logger="olsdk.spark"):
+        handle = _write_with_own_listener(spark, lineage, events.append, data / "out" / "unbuilt", settings)
+    assert events == []
+    assert spark.read.parquet(str(data / "out" / "unbuilt")).count() == 30
+    messages = [r.getMessage() for r in caplog.records if r.name == "olsdk.spark"]
+    assert len(messages) == 4, messages  # application START, the write's START and COMPLETE, application COMPLETE
+    assert all("could not be built" in m and "'not-a-uuid'" in m and "UUID" in m for m in messages)
+    assert "the run of Execute InsertIntoHadoopFsRelationCommand, its START" in messages[1]
+    assert "the run of Execute InsertIntoHadoopFsRelationCommand, its COMPLETE" in messages[2]
+    assert handle.failed_emits == 4
+
+
+def test_orchestrator_parent_from_spark_settings(spark: Any, data: Path, lineage: Collector) -> None:
+    """``spark.openlineage.parent*`` (what ``parent_conf`` writes) puts the application run under it."""
+    from olsdk.client import OpenLineageClient
+    from olsdk.spark import parent_conf
+
+    client = OpenLineageClient(config={"transport": {"type": "noop"}}, spool=False)
+    dag = client.run("airflow", "dag")
+    task = client.run("airflow", "dag.task", parent=dag)
+    events: list[Any] = []
+    handle = _write_with_own_listener(spark, lineage, events.append, data / "out" / "orchestrated", parent_conf(task))
+    app_start, write_start, _, app_complete = roundtrip(events)
+    app_parent = app_start.run.facets.parent
+    assert (app_parent.job.name, str(app_parent.run.runId)) == ("dag.task", task.run_id)
+    write_parent = write_start.run.facets.parent
+    assert (write_parent.job.name, str(write_parent.run.runId)) == (APP_JOB, handle.app_run.run_id)
+    if not parent_root_in_models():
+        # spec 1.30.0: no root in ParentRunFacet, so parent_conf sees one level up only
+        # and the task is the top of the chain (docs/spec-versions.md)
+        assert "root" not in type(app_parent).model_fields
+        assert handle.root_run.run_id == task.run_id
+    else:
+        assert (app_parent.root.job.name, str(app_parent.root.run.runId)) == ("dag", dag.run_id)
+        assert (write_parent.root.job.name, str(write_parent.root.run.runId)) == ("dag", dag.run_id)
+        assert handle.root_run.run_id == dag.run_id
+    assert app_complete.run.facets.parent.run.runId == app_parent.run.runId
+
+
+# -- START when the write begins; every session; close unregisters ----------------------
+
+
+def test_start_is_sent_while_the_write_runs(spark: Any, data: Path, lineage: Collector, tmp_path: Path) -> None:
+    """The START of a write arrives while its query is still running (here: held by a gate)."""
+    import threading
+
+    from tests.spark.conftest import gated
+
+    gate = tmp_path / "gate"
+    target = data / "out" / "long_write"
+    seen: list[Any] = []
+    done = threading.Event()
+    arrived = threading.Event()
+
+    def watch(event: Any) -> None:
+        seen.append(event)
+        if event.eventType == "START" and event.job.name.endswith("out_long_write"):
+            arrived.set()
+
+    from olsdk.spark import SparkLineage
+
+    handle = SparkLineage(spark, watch, namespace="olsdk-long")
+    try:
+        writer = threading.Thread(
+            target=lambda: (gated(spark.range(4), gate).write.mode("overwrite").parquet(str(target)), done.set())
+        )
+        writer.start()
+        assert arrived.wait(120), [(e.eventType, e.job.name) for e in seen]
+        assert not done.is_set()  # the query is still held by the gate
+        assert [e.eventType for e in seen if e.job.name.endswith("out_long_write")] == ["START"]
+        gate.touch()
+        writer.join(120)
+        assert done.is_set()
+        assert handle.flush(60)
+    finally:
+        gate.touch()
+        handle.close()
+        lineage.take()
+    start, complete = one_run([e for e in seen if e.job.name.endswith("out_long_write")])
+    assert start.eventTime < complete.eventTime
+    assert complete.outputs[0].outputFacets.outputStatistics.rowCount == 4
+
+
+def test_writes_of_new_sessions_are_seen(spark: Any, data: Path, lineage: Collector) -> None:
+    other = spark.newSession()
+    other.read.parquet(str(data / "people_parquet")).write.mode("overwrite").parquet(str(data / "out" / "from_new"))
+    _, complete = one_run(lineage.take())
+    assert complete.outputs[0].name == str(data / "out" / "from_new")
+    assert [i.name for i in complete.inputs] == [str(data / "people_parquet")]
+
+
+def test_close_unregisters_the_listener(spark: Any, data: Path, lineage: Collector) -> None:
+    from olsdk.spark import SparkLineage
+
+    events: list[Any] = []
+    handle = SparkLineage(spark, events.append, namespace="olsdk-closed")
+    handle.close()
+    kinds = [(e.eventType, e.job.name) for e in events]
+    assert kinds == [("START", APP_JOB), ("COMPLETE", APP_JOB)]
+    spark.read.parquet(str(data / "people_parquet")).write.mode("overwrite").parquet(str(data / "out" / "after_close"))
+    assert lineage.take()  # the shared listener saw the write...
+    assert len(events) == 2  # ...the closed one did not
+
+
+# -- SIGTERM, in a real process ---------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    """PIDs of the direct children of ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def test_sigterm_ends_the_runs_and_loses_nothing(tmp_path: Path, server: Any) -> None:
+    """SIGTERM to a PySpark process mid-write: the write that finished was delivered, the
+    held write and the application run end with ABORT, and the process still dies of SIGTERM."""
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    spool = tmp_path / "spool.ndjson"
+    env = {
+        **os.environ,
+        "PYSPARK_PYTHON": sys.executable,
+        "OPENLINEAGE_CONFIG": str(tmp_path / "openlineage.yml"),
+    }
+    (tmp_path / "openlineage.yml").write_text(f"spool:\n  path: {spool}\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.spark.sigterm_job", server.url, str(tmp_path)],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    jvm: list[int] = []
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None:
+            if any(e["eventType"] == "START" and e["job"]["name"].endswith("held") for e in server.events):
+                break
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.stderr.read().decode()[-3000:] if proc.stderr else ""
+        jvm = _children(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+        for pid in jvm:  # the JVM exits when its Python parent is gone; make sure of it
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert code == -signal.SIGTERM
+    kinds = [(e["eventType"], e["job"]["name"].rsplit("_", 1)[-1]) for e in server.events]
+    assert kinds == [
+        ("START", "job"),  # sigterm_job: the application run
+        ("START", "first"),
+        ("COMPLETE", "first"),
+        ("START", "held"),
+        ("ABORT", "held"),
+        ("ABORT", "job"),
+    ]
+    app_abort, held_abort = server.events[5], server.events[4]
+    assert app_abort["job"]["name"] == "sigterm_job"
+    assert app_abort["run"]["facets"]["errorMessage"]["message"] == "terminated by SIGTERM"
+    assert "SIGTERM" in held_abort["run"]["facets"]["errorMessage"]["message"]
+    assert held_abort["run"]["facets"]["parent"]["run"]["runId"] == app_abort["run"]["runId"]
+    assert held_abort["run"]["runId"] == server.events[3]["run"]["runId"]
+    assert not spool.exists() or spool.read_text().strip() == ""  # the endpoint took everything

@@ -32,7 +32,7 @@ from pyspark.sql.types import (
     YearMonthIntervalType,
 )
 
-from olsdk.spark.schema import schema_facet
+from olsdk.spark._schema import schema_facet
 
 pytestmark = pytest.mark.spark
 

@@ -4,21 +4,29 @@
 ``OPENLINEAGE_*`` environment variables the way the official client does.
 """
 
-from olsdk.client.client import ErrorCallback, OpenLineageClient
-from olsdk.client.config import LoadedConfig, find_config_file, load_config, masked
-from olsdk.client.run import RunContext
-from olsdk.client.spool import ReplayResult, Spool, replay
-from olsdk.client.uuid7 import uuid7
-from olsdk.transports.base import DeliveryError, Payload
-from olsdk.transports.settings import ConfigError
+from olsdk._build import Emitter
+from olsdk._config import ErrorPolicy, LoadedConfig, find_config_file, masked
+from olsdk._exceptions import ConfigError, DeliveryError
+from olsdk.client._client import ErrorCallback, OpenLineageClient
+from olsdk.client._config import load_config
+from olsdk.client._run import DatasetConvertible, DatasetLike, RunContext
+from olsdk.client._spool import ReplayInProgress, ReplayProgress, ReplayResult, Spool, replay
+from olsdk.client._uuid7 import static_uuid7, uuid7
+from olsdk.transports import Payload
 
 __all__ = [
     "ConfigError",
+    "DatasetConvertible",
+    "DatasetLike",
     "DeliveryError",
+    "Emitter",
     "ErrorCallback",
+    "ErrorPolicy",
     "LoadedConfig",
     "OpenLineageClient",
     "Payload",
+    "ReplayInProgress",
+    "ReplayProgress",
     "ReplayResult",
     "RunContext",
     "Spool",
@@ -26,5 +34,6 @@ __all__ = [
     "load_config",
     "masked",
     "replay",
+    "static_uuid7",
     "uuid7",
 ]

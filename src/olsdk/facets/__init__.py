@@ -18,7 +18,7 @@ it: parsed events carry it typed under its key. `attach(run, facet)` adds it to 
 `olsdk facets export MODULE --out DIR`) publishes its JSON Schema.
 """
 
-from olsdk._registry import FacetKeyConflict
+from olsdk._exceptions import FacetKeyConflict
 from olsdk._runtime import DateTimeStr, URIStr, UUIDStr
 from olsdk.facets._attach import attach
 from olsdk.facets._base import (

@@ -11,45 +11,35 @@ same check runs at run time, with a `TypeError` naming both.
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar, overload
+from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
+from olsdk import _spec
 from olsdk.facets._base import entity_of, key_of
 from olsdk.models import (
+    BaseEvent,
     BaseFacet,
     Dataset,
     DatasetEvent,
     DatasetFacet,
-    DatasetFacets,
     FacetContainer,
     InputDataset,
     InputDatasetFacet,
-    InputDatasetFacets,
     Job,
     JobEvent,
     JobFacet,
-    JobFacets,
     OutputDataset,
     OutputDatasetFacet,
-    OutputDatasetFacets,
     Run,
     RunEvent,
     RunFacet,
-    RunFacets,
 )
 
 D = TypeVar("D", bound=Dataset)
 M = TypeVar("M", bound=BaseModel)
 
-# Entity kind -> (field of the owner, container class).
-_FIELDS: Final[dict[str, tuple[str, type[FacetContainer]]]] = {
-    "run": ("facets", RunFacets),
-    "job": ("facets", JobFacets),
-    "dataset": ("facets", DatasetFacets),
-    "inputDataset": ("inputFacets", InputDatasetFacets),
-    "outputDataset": ("outputFacets", OutputDatasetFacets),
-}
+_Keyed = list[tuple[_spec.Entity, str, BaseFacet]]
 
 
 @overload
@@ -65,9 +55,7 @@ def attach(target: Job, /, *facets: JobFacet) -> Job: ...
 @overload
 def attach(target: InputDataset, /, *facets: DatasetFacet | InputDatasetFacet) -> InputDataset: ...
 @overload
-def attach(
-    target: OutputDataset, /, *facets: DatasetFacet | OutputDatasetFacet
-) -> OutputDataset: ...
+def attach(target: OutputDataset, /, *facets: DatasetFacet | OutputDatasetFacet) -> OutputDataset: ...
 @overload
 def attach(target: D, /, *facets: DatasetFacet) -> D: ...
 def attach(target: BaseModel, /, *facets: BaseFacet) -> BaseModel:
@@ -83,37 +71,32 @@ def attach(target: BaseModel, /, *facets: BaseFacet) -> BaseModel:
     A facet's key is its custom facet key, or the key it is registered or specified
     under (`sql` for `SQLJobFacet`).
     """
-    keyed = [(_entity(facet), key_of(type(facet)), facet) for facet in facets]
-    if isinstance(target, RunEvent):
-        _refuse(target, keyed, ("run", "job"))
-        return target.model_copy(
-            update={
-                "run": _attach(target.run, [k for k in keyed if k[0] == "run"]),
-                "job": _attach(target.job, [k for k in keyed if k[0] == "job"]),
-            }
-        )
-    if isinstance(target, JobEvent):
-        _refuse(target, keyed, ("job",))
-        return target.model_copy(update={"job": _attach(target.job, keyed)})
-    if isinstance(target, DatasetEvent):
-        _refuse(target, keyed, ("dataset",))
-        return target.model_copy(update={"dataset": _attach(target.dataset, keyed)})
-    if isinstance(target, Run):
-        _refuse(target, keyed, ("run",))
-    elif isinstance(target, Job):
-        _refuse(target, keyed, ("job",))
-    elif isinstance(target, InputDataset):
-        _refuse(target, keyed, ("dataset", "inputDataset"))
-    elif isinstance(target, OutputDataset):
-        _refuse(target, keyed, ("dataset", "outputDataset"))
-    elif isinstance(target, Dataset):
-        _refuse(target, keyed, ("dataset",))
-    else:
+    keyed = [(_spec.entity(_entity(facet)), key_of(type(facet)), facet) for facet in facets]
+    if isinstance(target, BaseEvent):
+        return _attach_to_event(target, keyed)
+    takes = [e for e in _spec.ENTITIES if isinstance(target, e.owner)]
+    if not takes:
         raise TypeError(
             f"attach: cannot attach facets to a {type(target).__name__}; targets are Run, Job, "
             "a dataset (InputDataset, OutputDataset, ...) or an event"
         )
+    _refuse(target, keyed, takes)
     return _attach(target, keyed)
+
+
+def _attach_to_event(event: BaseEvent, keyed: _Keyed) -> BaseEvent:
+    """Facets go to the event's own run, job or dataset: the facet maps it holds outside lists."""
+    kind = _spec.event_kind(event)
+    holders: dict[str, list[_spec.Entity]] = {}  # event field -> entities whose facets it holds
+    for path, entity in _spec.facet_places(kind) if kind is not None else []:
+        if "[]" not in path:
+            holders.setdefault(path.split(".", 1)[0], []).append(entity)
+    _refuse(event, keyed, [e for entities in holders.values() for e in entities])
+    update = {
+        field: _attach(getattr(event, field), [k for k in keyed if k[0] in entities])
+        for field, entities in holders.items()
+    }
+    return event.model_copy(update=update)
 
 
 def _entity(facet: Any) -> str:
@@ -122,16 +105,12 @@ def _entity(facet: Any) -> str:
     return entity_of(type(facet))
 
 
-_ARTICLE: Final = {"run": "a run", "job": "a job", "dataset": "a dataset",
-                   "inputDataset": "an input dataset", "outputDataset": "an output dataset"}
-
-
-def _refuse(target: BaseModel, keyed: list[tuple[str, str, BaseFacet]], takes: tuple[str, ...]) -> None:
+def _refuse(target: BaseModel, keyed: _Keyed, takes: list[_spec.Entity]) -> None:
     for entity, _key, facet in keyed:
         if entity not in takes:
-            allowed = " and ".join(f"{_ARTICLE[t].split(' ', 1)[1]}" for t in takes)
+            allowed = " and ".join(t.words for t in takes)
             raise TypeError(
-                f"attach: {type(facet).__name__} is {_ARTICLE[entity]} facet; "
+                f"attach: {type(facet).__name__} is {entity.with_article} facet; "
                 f"{_a(type(target).__name__)} takes {allowed} facets"
             )
 
@@ -140,17 +119,16 @@ def _a(name: str) -> str:
     return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name}"
 
 
-def _attach(owner: M, keyed: list[tuple[str, str, BaseFacet]]) -> M:
+def _attach(owner: M, keyed: _Keyed) -> M:
     """`owner` copied with its containers copied and updated; `owner` itself if no facets."""
     if not keyed:
         return owner
     update: dict[str, FacetContainer] = {}
     for entity, key, facet in keyed:
-        field, container_class = _FIELDS[entity]
-        container = update.get(field)
+        container = update.get(entity.field)
         if container is None:
-            current = getattr(owner, field)
-            container = container_class() if current is None else current.model_copy()
-            update[field] = container
+            current = getattr(owner, entity.field)
+            container = entity.container() if current is None else current.model_copy()
+            update[entity.field] = container
         container[key] = facet
     return owner.model_copy(update=update)

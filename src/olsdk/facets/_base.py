@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Final
 
 from pydantic import BaseModel
 
-from olsdk import _registry
+from olsdk import _registry, _spec
 from olsdk.facets import _naming
 from olsdk.models import (
     BaseFacet,
@@ -43,27 +43,17 @@ from olsdk.models import (
     RunFacet,
 )
 
-# The spec's base facet of each entity kind. InputDatasetFacet and OutputDatasetFacet do
-# not derive from DatasetFacet in the spec, so the kinds are disjoint.
-ENTITY_BASES: Final[dict[str, type[BaseFacet]]] = {
-    "run": RunFacet,
-    "job": JobFacet,
-    "dataset": DatasetFacet,
-    "inputDataset": InputDatasetFacet,
-    "outputDataset": OutputDatasetFacet,
-}
-
 _OPTIONS: Final = frozenset({"prefix", "schema_base_url", "version", "key", "schema_url", "abstract"})
 
 
 def entity_of(facet_class: type[BaseModel]) -> str:
     """The entity kind a facet class attaches to (`run`, `job`, `dataset`, ...)."""
-    found = [entity for entity, base in ENTITY_BASES.items() if issubclass(facet_class, base)]
+    # InputDatasetFacet and OutputDatasetFacet do not derive from DatasetFacet in the
+    # spec, so a facet class has exactly one entity.
+    found = [e.name for e in _spec.entity_of_class(facet_class)]
     if len(found) != 1:
-        raise TypeError(
-            f"{facet_class.__name__} must derive from exactly one of RunFacet, JobFacet, "
-            f"DatasetFacet, InputDatasetFacet, OutputDatasetFacet (found: {found or 'none'})"
-        )
+        bases = ", ".join(e.base.__name__ for e in _spec.ENTITIES)
+        raise TypeError(f"{facet_class.__name__} must derive from exactly one of {bases} (found: {found or 'none'})")
     return found[0]
 
 
@@ -120,31 +110,30 @@ class _CustomFacet:
             )
         name = _naming.split_class_name(cls.__name__, cls.__olsdk_prefix__, entity)
         cls.__olsdk_facet_key__ = (
-            _naming.check_key(key)
-            if key is not None
-            else _naming.facet_key(cls.__olsdk_prefix__, name)
+            _naming.check_key(key) if key is not None else _naming.facet_key(cls.__olsdk_prefix__, name)
         )
+        cls.__olsdk_schema_url__ = cls._own_schema_url(schema_url)  # type: ignore[attr-defined]
+
+    @classmethod
+    def _own_schema_url(cls, schema_url: str | None) -> str:
+        """The explicit `schema_url`, or `<schema_base_url>/<version>/<ClassName>.json#/$defs/<ClassName>`."""
         if schema_url is not None:
-            url = _naming.check_schema_url(schema_url, cls.__name__)
-        else:
-            missing = [
-                option
-                for option, value in (
-                    ("schema_base_url", cls.__olsdk_schema_base_url__),
-                    ("version", cls.__olsdk_version__),
-                )
-                if value is None
-            ]
-            if missing:
-                raise TypeError(
-                    f"custom facet class {cls.__name__!r} needs {' and '.join(missing)} to "
-                    "build its immutable schema URL <schema_base_url>/<version>/"
-                    f"{cls.__name__}.json#/$defs/{cls.__name__} (or an explicit schema_url=)"
-                )
-            url = _naming.schema_url(
-                str(cls.__olsdk_schema_base_url__), str(cls.__olsdk_version__), cls.__name__
+            return _naming.check_schema_url(schema_url, cls.__name__)
+        missing = [
+            option
+            for option, value in (
+                ("schema_base_url", cls.__olsdk_schema_base_url__),
+                ("version", cls.__olsdk_version__),
             )
-        cls.__olsdk_schema_url__ = url  # type: ignore[attr-defined]
+            if value is None
+        ]
+        if missing:
+            raise TypeError(
+                f"custom facet class {cls.__name__!r} needs {' and '.join(missing)} to "
+                "build its immutable schema URL <schema_base_url>/<version>/"
+                f"{cls.__name__}.json#/$defs/{cls.__name__} (or an explicit schema_url=)"
+            )
+        return _naming.schema_url(str(cls.__olsdk_schema_base_url__), str(cls.__olsdk_version__), cls.__name__)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -182,21 +171,10 @@ class CustomOutputDatasetFacet(_CustomFacet, OutputDatasetFacet, abstract=True):
     """Base of custom output dataset facets: `<Prefix><Name>OutputDatasetFacet`."""
 
 
-CUSTOM_BASES: Final[dict[str, type[_CustomFacet]]] = {
-    "run": CustomRunFacet,
-    "job": CustomJobFacet,
-    "dataset": CustomDatasetFacet,
-    "inputDataset": CustomInputDatasetFacet,
-    "outputDataset": CustomOutputDatasetFacet,
-}
-
-
 def is_custom(facet_class: type[Any]) -> bool:
     """Whether a class is a concrete custom facet (a non-abstract `Custom...Facet` subclass)."""
     return (
-        isinstance(facet_class, type)
-        and issubclass(facet_class, _CustomFacet)
-        and not facet_class.__olsdk_abstract__
+        isinstance(facet_class, type) and issubclass(facet_class, _CustomFacet) and not facet_class.__olsdk_abstract__
     )
 
 
@@ -222,13 +200,12 @@ def register_facet(
     if entity is not None and entity != kind:
         raise TypeError(
             f"{facet_class.__name__} is a {kind} facet (it derives from "
-            f"{ENTITY_BASES[kind].__name__}); it cannot be registered as a {entity} facet"
+            f"{_spec.entity(kind).base.__name__}); it cannot be registered as a {entity} facet"
         )
     if key is None:
         if not is_custom(facet_class):
             raise TypeError(
-                f"register_facet({facet_class.__name__}): pass key=..., the JSON key events carry "
-                "this facet under"
+                f"register_facet({facet_class.__name__}): pass key=..., the JSON key events carry this facet under"
             )
         key = facet_class.__olsdk_facet_key__  # type: ignore[attr-defined]
     key = _naming.check_key(key)
@@ -257,8 +234,7 @@ def key_of(facet_class: type[BaseModel]) -> str:
         return key
     entity = entity_of(facet_class)
     keys = sorted(
-        k for (e, k), registered in _registry.registered().items()
-        if e == entity and registered is facet_class
+        k for (e, k), registered in _registry.registered().items() if e == entity and registered is facet_class
     )
     if len(keys) != 1:
         why = "is not registered" if not keys else f"is registered under several keys ({keys})"

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from pydantic import BaseModel
 
-from olsdk.facets._base import ENTITY_BASES, is_custom, key_of
+from olsdk import _spec
+from olsdk.facets._base import is_custom, key_of
 from olsdk.facets._schema import facet_schema, schema_url_of, split_schema_url
 from olsdk.models import BaseFacet
 
@@ -50,7 +51,7 @@ def facet_classes(source: FacetSource) -> list[type[BaseModel]]:
                 isinstance(value, type)
                 and issubclass(value, BaseFacet)
                 and value.__module__ == source.__name__
-                and value not in ENTITY_BASES.values()
+                and all(value is not e.base for e in _spec.ENTITIES)
                 and _exportable(value)
             ):
                 found.append(value)
@@ -103,7 +104,11 @@ def _one(values: set[str | None], what: str, option: str) -> str:
     if len(values) == 1 and None not in values:
         return str(next(iter(values)))
     shown = ", ".join(sorted(str(v) for v in values))
-    raise ValueError(f"export: the facets do not share one {what} ({shown}); pass {option}=")
+    raise ValueError(f"export: the facets do not share one {what} ({shown}); pass {option}")
+
+
+#: how errors name the options (the command line passes its own spelling)
+_API_OPTIONS = {"name": "name=...", "root_doc_url": "root_doc_url=..."}
 
 
 def registry_document(
@@ -111,6 +116,7 @@ def registry_document(
     *,
     name: str | None = None,
     root_doc_url: str | None = None,
+    _options: Mapping[str, str] = _API_OPTIONS,
 ) -> dict[str, Any]:
     """The producer `registry.json` for facet classes, in the format of the spec's registry.
 
@@ -120,9 +126,9 @@ def registry_document(
     """
     classes = list(classes)
     if name is None:
-        name = _one({_prefix(c) for c in classes}, "prefix", "name")
+        name = _one({_prefix(c) for c in classes}, "prefix", _options["name"])
     if root_doc_url is None:
-        root_doc_url = _one({_base_url(c) for c in classes}, "schema base URL", "root_doc_url")
+        root_doc_url = _one({_base_url(c) for c in classes}, "schema base URL", _options["root_doc_url"])
     return {
         "producer": {
             "root_doc_URL": root_doc_url,
@@ -137,17 +143,30 @@ def export_schemas(
     *,
     name: str | None = None,
     root_doc_url: str | None = None,
+    _options: Mapping[str, str] = _API_OPTIONS,
 ) -> list[Path]:
     """Write the schema file of every facet in `source`, and `registry.json`, to `out_dir`.
 
     Returns the paths written, sorted. See `registry_document` for `name` and
-    `root_doc_url`.
+    `root_doc_url`. Facets of several prefixes without a `name` are exported per
+    prefix: `out_dir/<prefix>/facets/<ClassName>.json` and `out_dir/<prefix>/registry.json`
+    (one producer each, as in the spec's registry); facets of one prefix, or given a
+    `name`, go to `out_dir/facets/` and `out_dir/registry.json`.
     """
     classes = facet_classes(source)
-    documents = {Path("facets") / f"{c.__name__}.json": facet_schema(c) for c in classes}
-    documents[Path("registry.json")] = registry_document(
-        classes, name=name, root_doc_url=root_doc_url
-    )
+    groups: dict[Path, list[type[BaseModel]]] = {}
+    prefixes = {_prefix(c) for c in classes}
+    if name is None and len(prefixes) > 1 and None not in prefixes:
+        for cls in classes:
+            groups.setdefault(Path(str(_prefix(cls))), []).append(cls)
+    else:
+        groups[Path()] = classes
+    documents: dict[Path, Any] = {}
+    for folder, members in groups.items():
+        documents.update({folder / "facets" / f"{c.__name__}.json": facet_schema(c) for c in members})
+        documents[folder / "registry.json"] = registry_document(
+            members, name=name, root_doc_url=root_doc_url, _options=_options
+        )
     out = Path(out_dir)
     written = []
     for relative, document in sorted(documents.items()):

@@ -30,20 +30,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
-ENTITY_SUFFIXES: Final = {
-    "run": "RunFacet",
-    "job": "JobFacet",
-    "dataset": "DatasetFacet",
-    "inputDataset": "InputDatasetFacet",
-    "outputDataset": "OutputDatasetFacet",
-}
-ENTITY_BASE_CLASS: Final = {
-    "run": "CustomRunFacet",
-    "job": "CustomJobFacet",
-    "dataset": "CustomDatasetFacet",
-    "inputDataset": "CustomInputDatasetFacet",
-    "outputDataset": "CustomOutputDatasetFacet",
-}
+from olsdk._spec import ENTITIES
+
+# Entity -> how its facet class names end (`inputDataset` -> `InputDatasetFacet`): the
+# name of the spec's base facet of that entity, from the generated entity table.
+ENTITY_SUFFIXES: Final = {e.name: e.suffix for e in ENTITIES}
+# Entity -> the custom facet base users subclass (`olsdk.facets.CustomRunFacet`, ...).
+ENTITY_BASE_CLASS: Final = {e.name: f"Custom{e.suffix}" for e in ENTITIES}
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _PREFIX = re.compile(r"[a-z][A-Za-z0-9]*")
@@ -125,9 +118,7 @@ def schema_url(base_url: str, version: str, class_name: str) -> str:
 
 def check_schema_url(url: object, class_name: str) -> str:
     fragment = f"#/$defs/{class_name}"
-    if not isinstance(url, str) or not url.endswith(fragment) or not _BASE_URL.fullmatch(
-        url[: -len(fragment)]
-    ):
+    if not isinstance(url, str) or not url.endswith(fragment) or not _BASE_URL.fullmatch(url[: -len(fragment)]):
         raise TypeError(
             f"schema_url={url!r}: must be an absolute URL of a schema file followed by "
             f"{fragment!r}, e.g. 'https://schemas.example.com/1-0-0/{class_name}.json{fragment}'"
@@ -166,13 +157,13 @@ def split_class_name(class_name: str, prefix: str, entity: str) -> str:
             else f"a {base} subclass's name must end with {suffix!r}"
         )
         raise TypeError(f"custom facet class {class_name!r}: {why}; it should be named {should!r}")
-    if entity == "dataset":
-        for other_entity in ("inputDataset", "outputDataset"):
-            if class_name.endswith(ENTITY_SUFFIXES[other_entity]):
-                raise TypeError(
-                    f"custom facet class {class_name!r} reads as an {other_entity} facet: "
-                    f"subclass {ENTITY_BASE_CLASS[other_entity]}, or rename it to {should!r}"
-                )
+    # A longer suffix ending in this one (`InputDatasetFacet` for `DatasetFacet`) is another entity.
+    for other_entity, other_suffix in ENTITY_SUFFIXES.items():
+        if other_suffix != suffix and other_suffix.endswith(suffix) and class_name.endswith(other_suffix):
+            raise TypeError(
+                f"custom facet class {class_name!r} reads as an {other_entity} facet: "
+                f"subclass {ENTITY_BASE_CLASS[other_entity]}, or rename it to {should!r}"
+            )
     stem = class_name[: -len(suffix)]
     head = stem[: len(prefix)]
     if [w.lower() for w in words(head)] != [w.lower() for w in words(prefix)]:

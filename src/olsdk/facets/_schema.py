@@ -39,34 +39,30 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
+from olsdk import _spec
 from olsdk._runtime import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
-from olsdk.facets._base import ENTITY_BASES, entity_of, key_of
-from olsdk.models import (
-    SPEC_VERSION,
-    DatasetFacets,
-    FacetContainer,
-    InputDatasetFacets,
-    JobFacets,
-    OutputDatasetFacets,
-    RunFacets,
-)
+from olsdk.facets._base import entity_of, key_of
+from olsdk.models import SPEC_VERSION
 
 SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 
 _FORMAT_OF_PATTERN: Final = {UUID_PATTERN: "uuid", URI_PATTERN: "uri", DATETIME_PATTERN: "date-time"}
 # Keywords whose value is a schema, a list of schemas, or a map of name -> schema.
 _SCHEMA: Final = frozenset(
-    {"items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else",
-     "unevaluatedItems", "unevaluatedProperties"}
+    {
+        "items",
+        "additionalProperties",
+        "not",
+        "contains",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    }
 )
 _SCHEMA_LIST: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_CONTAINERS: Final[dict[str, type[FacetContainer]]] = {
-    "RunFacet": RunFacets,
-    "JobFacet": JobFacets,
-    "DatasetFacet": DatasetFacets,
-    "InputDatasetFacet": InputDatasetFacets,
-    "OutputDatasetFacet": OutputDatasetFacets,
-}
 _SCHEMA_MAP: Final = frozenset({"properties", "patternProperties", "dependentSchemas"})
 
 
@@ -86,8 +82,7 @@ def split_schema_url(url: str, class_name: str) -> tuple[str, str]:
     file_id, _, fragment = url.partition("#")
     if not fragment.startswith("/$defs/") or "/" in fragment[len("/$defs/") :]:
         raise ValueError(
-            f"{class_name}: schema URL {url!r} does not point into a facet file's $defs "
-            "(<file URL>#/$defs/<Name>)"
+            f"{class_name}: schema URL {url!r} does not point into a facet file's $defs (<file URL>#/$defs/<Name>)"
         )
     return file_id, fragment[len("/$defs/") :]
 
@@ -102,7 +97,7 @@ def facet_schema(facet_class: type[BaseModel], *, core_id: str = SPEC_VERSION) -
             f"{facet_class.__name__}: its schema URL names $defs/{def_name}; a published facet "
             "file names the class's own definition"
         )
-    base = ENTITY_BASES[entity]
+    base = _spec.entity(entity).base
     raw = facet_class.model_json_schema(by_alias=True, mode="validation")
     defs: dict[str, Any] = raw.get("$defs", {})
     top = raw
@@ -112,9 +107,7 @@ def facet_schema(facet_class: type[BaseModel], *, core_id: str = SPEC_VERSION) -
     required = set(top.get("required", [])) - base_names
     own = {name: schema for name, schema in top.get("properties", {}).items() if name not in base_names}
     normaliser = _Normaliser(defs, facet_class.__name__, core_id)
-    body: dict[str, Any] = normaliser.clean(
-        {"type": "object", "properties": own, "required": sorted(required)}, ()
-    )
+    body: dict[str, Any] = normaliser.clean({"type": "object", "properties": own, "required": sorted(required)}, ())
     definition: dict[str, Any] = {
         "allOf": [{"$ref": f"{core_id}#/$defs/{base.__name__}"}, body],
         "type": "object",
@@ -132,11 +125,10 @@ def facet_schema(facet_class: type[BaseModel], *, core_id: str = SPEC_VERSION) -
 
 def _container_base(def_name: str, schema: dict[str, Any]) -> str | None:
     """The base facet whose typed facet map (`RunFacets`...) pydantic's def `def_name` is."""
-    for base, container in _CONTAINERS.items():
-        if def_name == container.__name__ and schema.get("description") == inspect.cleandoc(
-            container.__doc__ or ""
-        ):
-            return base
+    for entity in _spec.ENTITIES:
+        container = entity.container
+        if def_name == container.__name__ and schema.get("description") == inspect.cleandoc(container.__doc__ or ""):
+            return entity.base.__name__
     return None
 
 

@@ -5,16 +5,17 @@
 * parsers from what users hold: :func:`from_uri` (files, object stores, Kafka),
   :func:`from_jdbc` (JDBC URLs) and :func:`from_kafka`, giving the identifiers the
   OpenLineage Java Spark agent gives, so events from both link up;
-* :func:`trim_partitions` for partitioned paths;
-* job names in :mod:`olsdk.naming.job` and the ``parent`` run facet in :func:`parent`.
+* :func:`trim_partitions` for partitioned paths (the Java agent's trimmers), and
+  :data:`DATASET_NAME_TRIMMERS` (the official Python client's, one step each);
+* job names in :mod:`olsdk.naming._job` and the ``parent`` run facet in :func:`parent`.
 
 See ``docs/naming.md`` for the table of stores and where sources disagree.
 """
 
 from __future__ import annotations
 
-from olsdk.naming import job
-from olsdk.naming.cloud import (
+from olsdk.naming import _job as job
+from olsdk.naming._cloud import (
     athena,
     aws_glue,
     azure_cosmos_db,
@@ -27,8 +28,7 @@ from olsdk.naming.cloud import (
     spanner,
     unity_catalog,
 )
-from olsdk.naming.databases import (
-    DEFAULT_PORTS,
+from olsdk.naming._databases import (
     cassandra,
     cratedb,
     db2,
@@ -42,8 +42,8 @@ from olsdk.naming.databases import (
     teradata,
     trino,
 )
-from olsdk.naming.documents import box, filenet, sharepoint
-from olsdk.naming.filesystems import (
+from olsdk.naming._documents import box, filenet, sharepoint
+from olsdk.naming._filesystems import (
     abfss,
     dbfs,
     gcs,
@@ -53,17 +53,19 @@ from olsdk.naming.filesystems import (
     s3,
     wasbs,
 )
-from olsdk.naming.identifier import DatasetId
-from olsdk.naming.jdbc import SUPPORTED_JDBC_SUBPROTOCOLS, from_jdbc
-from olsdk.naming.memory import in_memory
-from olsdk.naming.parent import parent
-from olsdk.naming.partitions import trim_partitions
-from olsdk.naming.registry import BUILDERS, Builder
-from olsdk.naming.streaming import kafka, pubsub
-from olsdk.naming.uris import SUPPORTED_URI_SCHEMES, Form, from_kafka, from_uri
+from olsdk.naming._identifier import DatasetId, Form
+from olsdk.naming._jdbc import SUPPORTED_JDBC_SUBPROTOCOLS, from_jdbc
+from olsdk.naming._memory import in_memory
+from olsdk.naming._parent import parent
+from olsdk.naming._partitions import DATASET_NAME_TRIMMERS, trim_partitions
+from olsdk.naming._ports import DEFAULT_PORTS
+from olsdk.naming._registry import BUILDERS, Builder
+from olsdk.naming._streaming import kafka, pubsub
+from olsdk.naming._uris import SUPPORTED_URI_SCHEMES, from_kafka, from_uri
 
 __all__ = [
     "BUILDERS",
+    "DATASET_NAME_TRIMMERS",
     "DEFAULT_PORTS",
     "SUPPORTED_JDBC_SUBPROTOCOLS",
     "SUPPORTED_URI_SCHEMES",

@@ -6,7 +6,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-from olsdk.naming.identifier import DatasetId
+from olsdk.naming._identifier import DatasetId
 
 _HOST_NAME = re.compile(r"^[\w.-]+$")
 
@@ -81,7 +81,7 @@ def parse_servers(servers: str, default_port: int | None) -> str:
 
 _USERINFO = re.compile(r"(?<=//)[^/@?;]*@|(?<=,)[^/@?;,]*@")
 _PAREN_CREDENTIAL = re.compile(r"\((?:user|username|password)=[^()]*\)", re.IGNORECASE)
-_PARAM_CREDENTIAL = re.compile(r"[,;&:]?(?:user|username|password)=[^,;&:()]*", re.IGNORECASE)
+_PARAM_CREDENTIAL = re.compile(r"[,;&:]?(?:user|username|password)=[^,;&:()]*[,;&:]?", re.IGNORECASE)
 
 
 def sanitise(url: str) -> str:

@@ -7,8 +7,9 @@ import re
 from dataclasses import dataclass, field
 
 from olsdk.naming._jdbc_common import JdbcLocation, UnparsableUrl, parse_servers
+from olsdk.naming._ports import DEFAULT_PORTS
 
-DEFAULT_PORT = 1521
+_DEFAULT_PORT = DEFAULT_PORTS["oracle"]
 
 
 def parse_oracle(rest: str) -> JdbcLocation:
@@ -26,7 +27,7 @@ def parse_oracle(rest: str) -> JdbcLocation:
     target = re.sub(r"^\w+://", "", target)  # tcp://host -> host
     target = _sid_to_path(target)
     servers, _, service = target.partition("/")
-    return JdbcLocation("oracle", parse_servers(servers, DEFAULT_PORT), None, service or None)
+    return JdbcLocation("oracle", parse_servers(servers, _DEFAULT_PORT), None, service or None)
 
 
 def _from_ldap(target: str) -> str:
@@ -130,4 +131,4 @@ def _from_tns(descriptor: str) -> JdbcLocation:
         )
         if service:
             break
-    return JdbcLocation("oracle", parse_servers(",".join(servers), DEFAULT_PORT), None, service)
+    return JdbcLocation("oracle", parse_servers(",".join(servers), _DEFAULT_PORT), None, service)

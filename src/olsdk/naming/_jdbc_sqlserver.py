@@ -5,7 +5,7 @@
 database may also come from ``;serverName=``, ``;portNumber=``, ``;instanceName=``
 (``;instance=`` in jTDS), ``;databaseName=``/``;database=`` or from driver properties;
 URL parts win over URL parameters, which win over properties. Keys are
-case-insensitive. There is no default port: the agent leaves it out when absent.
+case-insensitive. The agent adds no default port; the conventions' ``mssql`` form does.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ _KEYS = {
 }
 
 
-def parse_sqlserver(rest: str, properties: Mapping[str, str], scheme: str) -> JdbcLocation:
-    """``scheme`` is ``sqlserver`` (the agent's spelling) or ``mssql`` (the conventions')."""
+def parse_sqlserver(rest: str, properties: Mapping[str, str], scheme: str, default_port: int | None) -> JdbcLocation:
+    """``scheme`` is ``sqlserver`` (the agent's spelling) or ``mssql`` (the conventions');
+    ``default_port`` is added when the URL names no port (the agent adds none)."""
     _, separator, body = rest.partition("//")
     if not separator:
         raise UnparsableUrl(rest)
@@ -56,6 +57,5 @@ def parse_sqlserver(rest: str, properties: Mapping[str, str], scheme: str) -> Jd
     if host.count(":") > 1 and not host.startswith("["):
         host = f"[{host}]"  # a bare IPv6 serverName
     port = found.get("port")
-    default_port = 1433 if scheme == "mssql" else None
     authority = parse_server(f"{host}:{port}" if port else host, default_port)
     return JdbcLocation(scheme, authority, found.get("instance"), found.get("database"))

@@ -5,12 +5,14 @@ and the names below load pyspark only when first used.
 
 * ``schema_facet(struct_type)``: a ``SchemaDatasetFacet`` named as the Java agent names it.
 * ``datasets(df)``: the input datasets of a DataFrame's plan (classic or Spark Connect).
-* ``install(spark, client)``: START/COMPLETE/FAIL events for every write of a session.
+* ``install(spark, client)``: lineage for every write of the application, configured by
+  the Java agent's ``spark.openlineage.*`` keys (``olsdk spark run SCRIPT.py`` does it
+  without code changes).
 * ``lineage_run(spark, job_name, inputs=..., outputs=...)``: an explicit run, as a
   context manager or a decorator (also on Spark Connect).
 * ``parent_conf(run)``: Spark settings that make a run the parent of the Java agent's events.
-* ``event_log_schema()`` / ``read_events(spark, path)`` / ``validate_events(spark, path)``:
-  OpenLineage event files on Spark.
+* ``event_log_schema()`` / ``read_events(spark, path)`` / ``validate_events(spark, path)``
+  / ``lineage_edges(events)``: OpenLineage event files on Spark.
 * ``olsdk.spark.agent_facets``: typed facets of the Java agent (no pyspark needed).
 """
 
@@ -23,38 +25,44 @@ from typing import TYPE_CHECKING, Any
 import olsdk.spark.agent_facets  # noqa: F401
 
 if TYPE_CHECKING:
-    from olsdk.spark.eventlog import (
+    from olsdk.spark._eventlog import (
+        EventValidation,
         event_log_schema,
         lineage_edges,
         read_events,
         validate_events,
     )
-    from olsdk.spark.listener import SparkLineage, install
-    from olsdk.spark.parent import parent_conf
-    from olsdk.spark.plan import datasets
-    from olsdk.spark.run import lineage_run
-    from olsdk.spark.schema import schema_facet, schema_fields
+    from olsdk.spark._graph import lineage_page
+    from olsdk.spark._listener import SparkLineage, install
+    from olsdk.spark._parent import parent_conf
+    from olsdk.spark._plan import datasets
+    from olsdk.spark._run import lineage_run
+    from olsdk.spark._schema import schema_facet, schema_fields
 
 _EXPORTS = {
-    "SparkLineage": "olsdk.spark.listener",
-    "install": "olsdk.spark.listener",
-    "datasets": "olsdk.spark.plan",
-    "schema_facet": "olsdk.spark.schema",
-    "schema_fields": "olsdk.spark.schema",
-    "lineage_run": "olsdk.spark.run",
-    "parent_conf": "olsdk.spark.parent",
-    "event_log_schema": "olsdk.spark.eventlog",
-    "lineage_edges": "olsdk.spark.eventlog",
-    "read_events": "olsdk.spark.eventlog",
-    "validate_events": "olsdk.spark.eventlog",
+    "EventValidation": "olsdk.spark._eventlog",
+    "SparkLineage": "olsdk.spark._listener",
+    "install": "olsdk.spark._listener",
+    "datasets": "olsdk.spark._plan",
+    "schema_facet": "olsdk.spark._schema",
+    "schema_fields": "olsdk.spark._schema",
+    "lineage_run": "olsdk.spark._run",
+    "parent_conf": "olsdk.spark._parent",
+    "event_log_schema": "olsdk.spark._eventlog",
+    "lineage_edges": "olsdk.spark._eventlog",
+    "read_events": "olsdk.spark._eventlog",
+    "validate_events": "olsdk.spark._eventlog",
+    "lineage_page": "olsdk.spark._graph",
 }
 
 __all__ = [
+    "EventValidation",
     "SparkLineage",
     "datasets",
     "event_log_schema",
     "install",
     "lineage_edges",
+    "lineage_page",
     "lineage_run",
     "parent_conf",
     "read_events",

@@ -6,23 +6,30 @@ plan walker and the listener have at hand.
 
 from __future__ import annotations
 
+import re
+
+from olsdk.naming import DatasetId
 from olsdk.naming import from_jdbc as _from_jdbc
 from olsdk.naming import from_uri as _from_uri
 from olsdk.naming import job as _job
 
-__all__ = ["from_jdbc", "from_location", "job_name", "normalize"]
+__all__ = ["from_jdbc", "from_location", "jdbc_table", "job_name", "normalize"]
 
 
-def from_location(uri: str) -> tuple[str, str]:
-    """(namespace, name) of a file or object-store location, partitions trimmed (A5.1, A5.6)."""
-    ident = _from_uri(uri, trim_partitions=True)
-    return ident.namespace, ident.name
+def from_location(uri: str) -> DatasetId:
+    """The identifier of a file or object-store location, partitions trimmed (A5.1, A5.6)."""
+    return _from_uri(uri, trim_partitions=True)
 
 
-def from_jdbc(url: str, table: str, derby_home: str | None = None) -> tuple[str, str]:
-    """(namespace, name) of a JDBC table; credentials never reach the namespace (A5.2)."""
-    ident = _from_jdbc(url, table, allow_generic=True, derby_home=derby_home)
-    return ident.namespace, ident.name
+def from_jdbc(url: str, table: str, derby_home: str | None = None) -> DatasetId:
+    """The identifier of a JDBC table; credentials never reach the namespace (A5.2)."""
+    return _from_jdbc(url, table, allow_generic=True, derby_home=derby_home)
+
+
+def jdbc_table(dbtable: str | None) -> str | None:
+    """The table a JDBC ``dbtable`` option names; None for a subquery (``(SELECT ...) t``)."""
+    table = (dbtable or "").strip()
+    return table if table and not re.search(r"\s|^\(", table) else None
 
 
 def normalize(value: str) -> str:

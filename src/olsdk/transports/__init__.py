@@ -1,39 +1,55 @@
 """Transports: how serialised OpenLineage events leave the process.
 
-Each transport is a small module behind :class:`~olsdk.transports.base.Transport`;
-:func:`create_transport` builds one from an ``openlineage.yml`` ``transport:``
-mapping.
+A transport implements ``send(payload)`` (``send_many``, ``flush(timeout)`` and
+``close(timeout)`` have defaults) and is built from a settings object, e.g.
+``HttpTransport(HttpSettings(url=...))``. :func:`create_transport` builds one from an
+``openlineage.yml`` ``transport:`` mapping; :func:`register_transport` adds a kind of
+your own to the table it reads. :class:`CallbackTransport` hands every event to a
+function.
 """
 
-from olsdk.transports.base import DeliveryError, Payload, Transport, describe_event
-from olsdk.transports.buffered import BufferedSettings, BufferedTransport
-from olsdk.transports.composite import CompositeSettings, CompositeTransport
-from olsdk.transports.console import ConsoleSettings, ConsoleTransport
-from olsdk.transports.file import FileSettings, FileTransport
-from olsdk.transports.http import HttpSettings, HttpTransport
-from olsdk.transports.kafka import KafkaSettings, KafkaTransport
-from olsdk.transports.noop import NoopTransport
-from olsdk.transports.registry import create_transport, register_transport, transport_kinds
-from olsdk.transports.settings import ConfigError
+from olsdk._exceptions import ConfigError, DeliveryError
+from olsdk.transports._auth import AuthSettings, TokenProvider
+from olsdk.transports._base import Payload, Transport, describe_event
+from olsdk.transports._buffered import BufferedSettings, BufferedTransport
+from olsdk.transports._callback import CallbackTransport
+from olsdk.transports._composite import CompositeSettings, CompositeTransport
+from olsdk.transports._console import ConsoleSettings, ConsoleTransport
+from olsdk.transports._factory import TransportBuilder, create_transport, register_transport, transport_kinds
+from olsdk.transports._file import FileSettings, FileTransport
+from olsdk.transports._http import BatchSettings, HttpSettings, HttpTransport, SslContextSettings
+from olsdk.transports._kafka import KafkaSettings, KafkaTransport
+from olsdk.transports._noop import NoopTransport
+from olsdk.transports._retry import RetrySettings
+from olsdk.transports._transform import EventTransformer, JobNamespaceReplaceTransformer
 
 __all__ = [
+    "AuthSettings",
+    "BatchSettings",
     "BufferedSettings",
     "BufferedTransport",
+    "CallbackTransport",
     "CompositeSettings",
     "CompositeTransport",
     "ConfigError",
     "ConsoleSettings",
     "ConsoleTransport",
     "DeliveryError",
+    "EventTransformer",
     "FileSettings",
     "FileTransport",
     "HttpSettings",
     "HttpTransport",
+    "JobNamespaceReplaceTransformer",
     "KafkaSettings",
     "KafkaTransport",
     "NoopTransport",
     "Payload",
+    "RetrySettings",
+    "SslContextSettings",
+    "TokenProvider",
     "Transport",
+    "TransportBuilder",
     "create_transport",
     "describe_event",
     "register_transport",

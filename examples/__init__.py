@@ -1,0 +1,1 @@
+"""Example pipelines: `make demo` runs `examples.spark_demo`."""

@@ -1,0 +1,194 @@
+"""olsdk's exceptions: one tree under `OlsdkError`.
+
+`ValidationError` (input that breaks the spec), `ConfigError` (configuration),
+`DeliveryError` (an event that could not be delivered) and `FacetKeyConflict` (two
+facet classes for one key). Those that are about a bad value are also `ValueError`s,
+as they were before the tree existed, so existing `except ValueError` code still works.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+
+class OlsdkError(Exception):
+    """The root of every exception olsdk raises on purpose."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str  # e.g. "run.facets.parent.run.runId", "inputs[0].name"
+    rule: str  # e.g. "not a UUID", "required field missing"
+    value: Any = None
+
+    def __str__(self) -> str:
+        return f"{self.path or '(event)'}: {self.rule}"
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part and part[0].isupper() and out:
+            # pydantic names the union member it tried (e.g. 'InputSubsetInputDatasetFacet');
+            # that is not part of the JSON path.
+            continue
+        else:
+            out += ("." if out else "") + part
+    return out
+
+
+def _rule(error: Any) -> str:
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if kind == "missing":
+        return "required field missing"
+    if kind == "string_pattern_mismatch":
+        # imported here: the exceptions module is a leaf every other module may import
+        from olsdk._runtime import PATTERN_RULES
+
+        return PATTERN_RULES.get(ctx.get("pattern", ""), f"does not match the pattern {ctx.get('pattern')!r}")
+    if kind == "enum":
+        return f"must be one of {ctx.get('expected', '')}"
+    if kind == "literal_error":
+        return f"must be {ctx.get('expected', '')}"
+    if kind == "extra_forbidden":
+        return "unknown field (the spec does not allow extra fields here)"
+    if kind == "json_invalid":
+        return f"not valid JSON ({ctx.get('error', '')})"
+    if kind == "value_error":
+        return str(ctx.get("error", error["msg"]))
+    if kind.endswith("_type"):
+        return f"must be {kind[: -len('_type')].replace('_', ' ')}; {error['msg'][0].lower()}{error['msg'][1:]}"
+    return str(error["msg"])
+
+
+_KEYED_RULE = re.compile(r"^facet '(?P<key>[^']+)': (?P<rule>.*)$", re.S)
+
+
+class ValidationError(OlsdkError, ValueError):
+    """Input that does not match the OpenLineage spec.
+
+    `problems` lists each problem with its JSON path and the rule it breaks; the message
+    shows them one per line.
+    """
+
+    def __init__(self, problems: list[Problem], title: str = "invalid OpenLineage event") -> None:
+        self.problems = problems
+        self.title = title
+        lines = "\n".join(f"  {p}" for p in problems)
+        super().__init__(f"{title}: {len(problems)} problem{'s' if len(problems) != 1 else ''}\n{lines}")
+
+    def __reduce__(self) -> tuple[type[ValidationError], tuple[list[Problem], str]]:
+        # Picklable (multiprocessing, Spark workers) although __init__ takes the problems.
+        return (type(self), (self.problems, self.title))
+
+    @classmethod
+    def from_pydantic(
+        cls,
+        exc: PydanticValidationError,
+        title: str = "invalid OpenLineage event",
+        *,
+        model: type[BaseModel] | None = None,
+    ) -> ValidationError:
+        """The problems of a pydantic error; `model`, when given, names its fields by their JSON names."""
+        problems: list[Problem] = []
+        seen: set[tuple[str, str]] = set()
+        for error in exc.errors(include_url=False):
+            loc = tuple(error["loc"])
+            # The event dispatcher adds the event kind (its tag) as the first location part.
+            if loc and exc.title.startswith("tagged-union"):
+                loc = loc[1:]
+            if model is not None:
+                loc = _json_loc(model, loc)
+            for problem in _problems_of(error, _path(loc)):
+                if (problem.path, problem.rule) not in seen:
+                    seen.add((problem.path, problem.rule))
+                    problems.append(problem)
+        return cls(problems, title)
+
+
+def _problems_of(error: Any, path: str) -> list[Problem]:
+    nested = (error.get("ctx") or {}).get("error") if error["type"] == "value_error" else None
+    if isinstance(nested, ValidationError):
+        # A model built inside validation (a custom facet) reported its own problems.
+        return [Problem(_join(path, p.path), p.rule, p.value) for p in nested.problems]
+    rule = _rule(error)
+    # A facet container names the key at fault in its message.
+    keyed = _KEYED_RULE.match(rule) if error["type"] == "value_error" else None
+    if keyed:
+        path, rule = _join(path, keyed["key"]), keyed["rule"]
+    return [Problem(path, rule, error.get("input"))]
+
+
+def _join(path: str, inner: str) -> str:
+    if not path or not inner:
+        return path or inner
+    return path + inner if inner.startswith("[") else f"{path}.{inner}"
+
+
+def _json_loc(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """`loc` with the Python names of fields replaced by their JSON names (`producer` -> `_producer`)."""
+    from olsdk._runtime import _models_in  # see _rule
+
+    out: list[int | str] = []
+    models = [model]
+    for part in loc:
+        field = next((m.model_fields[part] for m in models if isinstance(part, str) and part in m.model_fields), None)
+        if field is None:
+            out.append(part)
+            continue
+        out.append(field.alias or str(part))
+        models = _models_in(field.annotation)
+    return tuple(out)
+
+
+class ConfigError(OlsdkError, ValueError):
+    """Invalid OpenLineage configuration; ``key`` is the dotted path at fault."""
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+class DeliveryError(OlsdkError):
+    """An event could not be delivered.
+
+    ``target`` names the transport that failed (useful inside a composite);
+    ``retriable`` says whether resending later may succeed; ``partial`` is set by
+    a composite when some children received the event and the failure is not
+    meant to fail the emit. ``causes`` holds per-child failures.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        target: str | None = None,
+        retriable: bool = True,
+        partial: bool = False,
+        causes: Sequence[DeliveryError] = (),
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.target = target
+        self.retriable = retriable
+        self.partial = partial
+        self.causes = tuple(causes)
+
+    def leaves(self) -> tuple[DeliveryError, ...]:
+        """The individual failures (one per failed child transport)."""
+        if not self.causes:
+            return (self,)
+        return tuple(leaf for cause in self.causes for leaf in cause.leaves())
+
+
+class FacetKeyConflict(OlsdkError, ValueError):
+    """Two facet classes claim the same key for the same entity."""

@@ -1,0 +1,109 @@
+"""The spec's string formats as exact regular expressions: uuid, uri, date-time.
+
+One pattern per format, written so that three engines read it the same way: pydantic-core
+(Rust `regex`, the strict parser's per-field check), jsonschema-rs (the bulk validator
+behind `validate_event`) and Python's `re` (the lenient reader and construction). So no
+look-around, no back-references, `[0-9]` instead of `\\d` (Unicode digits in Rust), and
+both ends anchored.
+
+- **uuid** (RFC 9562 / 4122 string form): 8-4-4-4-12 hexadecimal digits, either case.
+- **uri** (RFC 3986 `URI`): a scheme, `:`, then a hierarchical part, an optional query
+  and fragment, every character from the RFC's sets (percent-encoded otherwise), IPv6 and
+  IPvFuture literals in brackets. `file:/tmp/x` and `urn:x` are URIs; `file` and
+  `bigquery` (the Spark agent's `dataSource.uri`) and anything with a space are not.
+- **date-time** (RFC 3339 `date-time`): a real calendar date (months, days of the month,
+  29 February in leap years only), hour 00-23, minute 00-59, second 00-60 (60 for a
+  leap second, at any minute: RFC 3339's grammar), optional fraction, and `Z` or an
+  offset within +-23:59; `T` and `Z` in either case.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["DATETIME_PATTERN", "FORMAT_PATTERNS", "FORMAT_RULES", "URI_PATTERN", "UUID_PATTERN", "matches"]
+
+_HEX = "[0-9A-Fa-f]"
+
+UUID_PATTERN: Final = rf"^{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}$"
+
+
+def _uri_pattern() -> str:
+    unreserved = r"A-Za-z0-9\-._~"
+    sub_delims = r"!$&'()*+,;="
+    pct = f"%{_HEX}{_HEX}"
+    pchar = f"(?:[{unreserved}{sub_delims}:@]|{pct})"
+    segment = f"{pchar}*"
+    segment_nz = f"{pchar}+"
+    h16 = f"{_HEX}{{1,4}}"
+    octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])"
+    ipv4 = rf"{octet}\.{octet}\.{octet}\.{octet}"
+    ls32 = f"(?:{h16}:{h16}|{ipv4})"
+    # RFC 3986 section 3.2.2, the nine forms of IPv6address.
+    ipv6 = "|".join(
+        [
+            f"(?:{h16}:){{6}}{ls32}",
+            f"::(?:{h16}:){{5}}{ls32}",
+            f"(?:{h16})?::(?:{h16}:){{4}}{ls32}",
+            f"(?:(?:{h16}:){{0,1}}{h16})?::(?:{h16}:){{3}}{ls32}",
+            f"(?:(?:{h16}:){{0,2}}{h16})?::(?:{h16}:){{2}}{ls32}",
+            f"(?:(?:{h16}:){{0,3}}{h16})?::{h16}:{ls32}",
+            f"(?:(?:{h16}:){{0,4}}{h16})?::{ls32}",
+            f"(?:(?:{h16}:){{0,5}}{h16})?::{h16}",
+            f"(?:(?:{h16}:){{0,6}}{h16})?::",
+        ]
+    )
+    ipv_future = rf"[Vv]{_HEX}+\.[{unreserved}{sub_delims}:]+"
+    ip_literal = rf"\[(?:{ipv6}|{ipv_future})\]"
+    # IPv4address is a special case of reg-name, so reg-name covers it.
+    reg_name = f"(?:[{unreserved}{sub_delims}]|{pct})*"
+    userinfo = f"(?:[{unreserved}{sub_delims}:]|{pct})*"
+    authority = f"(?:{userinfo}@)?(?:{ip_literal}|{reg_name})(?::[0-9]*)?"
+    hier_part = "|".join(
+        [
+            f"//{authority}(?:/{segment})*",  # "//" authority path-abempty
+            f"/(?:{segment_nz}(?:/{segment})*)?",  # path-absolute
+            f"{segment_nz}(?:/{segment})*",  # path-rootless
+            "",  # path-empty
+        ]
+    )
+    query = f"(?:{pchar}|[/?])*"
+    return f"^[A-Za-z][A-Za-z0-9+\\-.]*:(?:{hier_part})(?:\\?{query})?(?:#{query})?$"
+
+
+URI_PATTERN: Final = _uri_pattern()
+
+
+def _datetime_pattern() -> str:
+    day_31 = "(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    day_30 = "(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    day_28 = "02-(?:0[1-9]|1[0-9]|2[0-8])"
+    # Leap years: divisible by 4 and not by 100, or divisible by 400.
+    leap_year = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)"
+    date = f"(?:[0-9]{{4}}-(?:{day_31}|{day_30}|{day_28})|{leap_year}-02-29)"
+    time = "(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?"
+    offset = "(?:[Zz]|[+\\-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+    return f"^{date}[Tt]{time}{offset}$"
+
+
+DATETIME_PATTERN: Final = _datetime_pattern()
+
+FORMAT_PATTERNS: Final = {"uuid": UUID_PATTERN, "uri": URI_PATTERN, "date-time": DATETIME_PATTERN}
+"""JSON Schema format name -> its exact pattern."""
+
+FORMAT_RULES: Final = {
+    UUID_PATTERN: "not a UUID (8-4-4-4-12 hexadecimal digits)",
+    URI_PATTERN: "not an absolute URI (RFC 3986: a scheme, ':', then no spaces or characters outside the URI set)",
+    DATETIME_PATTERN: (
+        "not an RFC 3339 date-time (a real date and time with a time zone offset, e.g. 2024-05-01T10:00:00Z)"
+    ),
+}
+"""Pattern -> the rule a user reads when a value breaks it."""
+
+_COMPILED: Final = {pattern: re.compile(pattern.removesuffix("$") + r"\Z") for pattern in FORMAT_RULES}
+
+
+def matches(pattern: str, value: object) -> bool:
+    """Whether `value` is a string that `pattern` (one of the format patterns) accepts."""
+    return isinstance(value, str) and _COMPILED[pattern].match(value) is not None

@@ -1,0 +1,94 @@
+"""`olsdk graph` and `olsdk inspect` (`olsdk._cli` lists this module in `COMMAND_MODULES`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from olsdk._exceptions import OlsdkError
+from olsdk._graph._inspect import inspect_data, inspect_text
+from olsdk._graph._model import LineageGraph, build_graph
+from olsdk._graph._page import write_page
+from olsdk._graph._read import read_events
+
+__all__ = ["register", "run_graph", "run_inspect"]
+
+SOURCES_HELP = "NDJSON files, files of one JSON event or list of events, folders of .json/.ndjson files, or - for stdin"
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add `graph` and `inspect` to an argparse subparsers object."""
+    graph = subparsers.add_parser(
+        "graph",
+        help="write collected events as one self-contained HTML lineage page",
+        description=(
+            "Read OpenLineage events leniently (every event with a usable run id, job or dataset name "
+            "counts; the others are counted and shown on the page) and write one HTML file that opens "
+            "from disk with no network: datasets and jobs laid out left to right, run states, run "
+            "history, column lineage, search, zoom and pan."
+        ),
+    )
+    graph.add_argument("sources", nargs="+", metavar="PATH", help=SOURCES_HELP)
+    graph.add_argument("-o", "--output", default="lineage.html", metavar="OUT.html", help="default: lineage.html")
+    graph.add_argument("--title", default=None, help="the page title (default: the source's name)")
+    graph.set_defaults(handler=run_graph)
+
+    inspect = subparsers.add_parser(
+        "inspect",
+        help="summarise collected events in the terminal",
+        description=(
+            "Jobs, datasets, runs by state, failed runs with their error messages, edges, producers and "
+            "facet keys of OpenLineage events (read leniently, like `olsdk graph`)."
+        ),
+    )
+    inspect.add_argument("sources", nargs="+", metavar="PATH", help=SOURCES_HELP)
+    inspect.add_argument("--format", choices=("text", "json"), default="text")
+    inspect.add_argument("--limit", type=int, default=50, help="rows per list in text output (default: 50)")
+    inspect.set_defaults(handler=run_inspect)
+
+
+def _read(command: str, sources: list[str]) -> LineageGraph | None:
+    try:
+        return build_graph(read_events(sources))
+    except (OlsdkError, OSError) as exc:
+        print(f"olsdk {command}: error: {exc}", file=sys.stderr)
+        return None
+
+
+def _default_title(sources: list[str]) -> str:
+    if len(sources) == 1:
+        return "Lineage from stdin" if sources[0] == "-" else f"Lineage of {sources[0]}"
+    return f"Lineage of {len(sources)} sources"
+
+
+def run_graph(args: argparse.Namespace) -> int:
+    graph = _read("graph", args.sources)
+    if graph is None:
+        return 2
+    try:
+        path = write_page(graph, args.output, title=args.title or _default_title(args.sources), sources=args.sources)
+    except OSError as exc:
+        print(f"olsdk graph: error: {args.output}: {exc}", file=sys.stderr)
+        return 2
+    events = sum(graph.events.values())
+    print(
+        f"{path}  ({len(graph.jobs)} jobs, {len(graph.datasets)} datasets, {len(graph.edges)} edges "
+        f"from {events} events; {graph.unreadable_total} not readable)"
+    )
+    if graph.unreadable_total:
+        print(f"olsdk graph: {graph.unreadable_total} events not readable: see `olsdk inspect`", file=sys.stderr)
+    return 0
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    graph = _read("inspect", args.sources)
+    if graph is None:
+        return 2
+    if args.format == "json":
+        json.dump(inspect_data(graph, args.sources), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(inspect_text(graph, args.sources, limit=max(1, args.limit)))
+    return 0

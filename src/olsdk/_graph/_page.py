@@ -1,0 +1,140 @@
+"""One self-contained HTML page of a `LineageGraph`: layout done here, drawing in the page.
+
+The page needs no network: its script, styles and data are inline, and a Content
+Security Policy forbids every fetch. User data travels only inside a JSON block whose
+``<``, ``>`` and ``&`` are escaped (so ``</script>`` in a name cannot end the block)
+and reaches the DOM as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from olsdk._graph._layout import NODE_HEIGHT, NODE_WIDTH, layered_layout
+from olsdk._graph._model import DatasetKey, DatasetNode, JobNode, LineageGraph
+
+__all__ = ["page_data", "render_page", "write_page"]
+
+DEFAULT_TITLE = "Lineage"
+_PLACEHOLDER = re.compile(r"@@(TITLE|CSS|JS|DATA)@@")
+_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+@cache
+def _asset(name: str) -> str:
+    return resources.files("olsdk._graph").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def page_data(
+    graph: LineageGraph, *, title: str = DEFAULT_TITLE, sources: list[str] | None = None, generated: str | None = None
+) -> dict[str, Any]:
+    """What the page draws: nodes with positions, edges with bends, runs, fields, counts."""
+    # Node ids are positions in `nodes`: datasets first, then jobs, both in graph order.
+    dataset_index = {dataset.key: i for i, dataset in enumerate(graph.datasets)}
+    job_index = {job.key: len(graph.datasets) + i for i, job in enumerate(graph.jobs)}
+    nodes = [_dataset_node(dataset, dataset_index) for dataset in graph.datasets]
+    nodes += [_job_node(job) for job in graph.jobs]
+    # input: dataset -> job; output: job -> dataset
+    pairs = [
+        (dataset_index[e.dataset_key], job_index[e.job_key])
+        if e.direction == "input"
+        else (job_index[e.job_key], dataset_index[e.dataset_key])
+        for e in graph.edges
+    ]
+    layout = layered_layout(len(nodes), pairs)
+    for i, node in enumerate(nodes):
+        node["x"], node["y"] = layout.x[i], layout.y[i]
+    return {
+        "v": 1,
+        "title": title,
+        "generated": generated or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000000Z"),
+        "sources": list(sources or []),
+        "nodeSize": [NODE_WIDTH, NODE_HEIGHT],
+        "size": [layout.width, layout.height],
+        "nodes": nodes,
+        "edges": [_drawn_edge(source, target, layout.bends.get(i)) for i, (source, target) in enumerate(pairs)],
+        "summary": {
+            "events": dict(sorted(graph.events.items())),
+            "unreadable": graph.unreadable,
+            "notes": graph.notes,
+            "runsByState": graph.runs_by_state,
+            "producers": graph.producers,
+            "facetKeys": graph.facet_keys,
+        },
+    }
+
+
+def _dataset_node(dataset: DatasetNode, dataset_index: dict[DatasetKey, int]) -> dict[str, Any]:
+    """A dataset, its fields and its column lineage (upstream node id -1: not in the graph)."""
+    node: dict[str, Any] = {"k": "d", "ns": dataset.namespace, "n": dataset.name}
+    if dataset.fields:
+        node["f"] = [list(f) for f in dataset.fields]
+    if dataset.columns:
+        node["cl"] = [
+            [
+                c.field,
+                dataset_index.get((c.upstream_namespace, c.upstream_name), -1),
+                c.upstream_namespace,
+                c.upstream_name,
+                c.upstream_field,
+                c.transformation,
+            ]
+            for c in dataset.columns
+        ]
+    return node
+
+
+def _job_node(job: JobNode) -> dict[str, Any]:
+    """A job, its latest run's state, its run counts and its latest runs."""
+    return {
+        "k": "j",
+        "ns": job.namespace,
+        "n": job.name,
+        "st": job.state,
+        "rt": job.runs_total,
+        "sc": job.state_counts,
+        "runs": [[r.run_id, r.state, r.start, r.last, r.error, r.events] for r in job.runs],
+    }
+
+
+def _drawn_edge(source: int, target: int, bends: list[tuple[int, int]] | None) -> list[Any]:
+    """[source, target], with the bend points as one flat [x, y, x, y, ...] list when it has any."""
+    return [source, target, [c for point in bends for c in point]] if bends else [source, target]
+
+
+def script_json(data: Any) -> str:
+    """JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return re.sub("[<>&\u2028\u2029]", lambda m: _JSON_ESCAPES[m.group(0)], text)
+
+
+def render_page(
+    graph: LineageGraph, *, title: str = DEFAULT_TITLE, sources: list[str] | None = None, generated: str | None = None
+) -> str:
+    """The whole HTML page of `graph`, as text."""
+    data = page_data(graph, title=title, sources=sources, generated=generated)
+    parts = {
+        "TITLE": html.escape(title),
+        "CSS": _asset("page.css"),
+        "JS": _asset("page.js"),
+        "DATA": script_json(data),
+    }
+    # One pass, so that nothing substituted is ever scanned for placeholders again.
+    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("page.html"))
+
+
+def write_page(
+    graph: LineageGraph, path: str | Path, *, title: str = DEFAULT_TITLE, sources: list[str] | None = None
+) -> Path:
+    """Write the page of `graph` to `path` (parent folders created); returns the path."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_page(graph, title=title, sources=sources), encoding="utf-8")
+    return target

@@ -1,0 +1,431 @@
+"""``OpenLineageClient``: serialise once, hand to a transport, never lose an event.
+
+Delivery failures go through one path (:meth:`OpenLineageClient._undeliverable`),
+whether ``send`` raised or an asynchronous transport reported later: the event is
+appended to the spool, then the error policy applies:
+
+* ``log`` (default): a warning (repeats of one reason are folded), never an exception;
+* ``raise``: ``emit`` raises :class:`DeliveryError`; failures found by a background
+  thread are raised by the next ``flush()`` or ``close()``;
+* a callable ``(payload, error) -> None``: called after spooling.
+
+Input that is not an event at all (text that is not JSON, ``NaN``/``Infinity``, a
+list, an object olsdk cannot serialise, more than ``max_event_bytes``) is refused
+with a reason naming what is wrong: it is kept in the spool as text (never sent,
+never dropped) and, with ``raise``, ``emit`` raises :class:`olsdk.ValidationError`.
+Failure reasons are scrubbed of credentials before they are logged, spooled or
+raised. ``close()`` returns False when any event of this client went to the spool
+instead of its destination.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import functools
+import json
+import logging
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+from types import TracebackType
+from typing import Any, Literal
+
+from olsdk._config import ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
+from olsdk._config._secrets import scrub, secret_values
+from olsdk._events import Event
+from olsdk._exceptions import DeliveryError, Problem, ValidationError
+from olsdk.client._config import load_config
+from olsdk.client._enrich import Enricher
+from olsdk.client._filters import JobNameFilter
+from olsdk.client._input import Refused, serialise
+from olsdk.client._run import DatasetLike, RunContext
+from olsdk.client._spool import Spool, default_spool_path
+from olsdk.models import ParentRunFacet
+from olsdk.transports import ConsoleTransport, NoopTransport, Payload, Transport, create_transport, describe_event
+
+__all__ = ["ErrorCallback", "OpenLineageClient"]
+
+log = logging.getLogger("olsdk.client")
+
+ErrorCallback = Callable[[Payload, DeliveryError], None]
+_WARN_EVERY = 30.0  # seconds between warnings for one repeated failure reason
+_MAX_EVENT_BYTES = 10 * 1024 * 1024  # when no configuration is loaded (a disabled client)
+
+_LIVE: weakref.WeakSet[OpenLineageClient] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for client in list(_LIVE):
+        client._reset_after_fork()
+
+
+def _close_all_at_exit() -> None:
+    # before the transports' own exit hook (registered earlier, so run later): what the
+    # buffered workers still hold reaches the spool, and the spool's backlog the disk
+    for client in list(_LIVE):
+        if client._closed or client._pid != os.getpid():
+            continue
+        try:
+            client.close()
+        except Exception:
+            log.exception("closing the OpenLineage client at exit failed")
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+atexit.register(_close_all_at_exit)
+
+
+def _producer_default() -> str:
+    import olsdk
+
+    return olsdk.get_default_producer()
+
+
+def _code_config(
+    config: Mapping[str, Any] | None,
+    producer: str | None,
+    error_policy: ErrorPolicy | ErrorCallback | None,
+    spool: str | os.PathLike[str] | Literal[False] | None,
+) -> dict[str, Any]:
+    """The configuration given in code: ``config`` with the keyword shortcuts applied."""
+    code: dict[str, Any] = dict(config or {})
+    if producer is not None:
+        code["producer"] = producer
+    if isinstance(error_policy, str):
+        code["error_policy"] = error_policy
+    if spool is False:
+        code["spool"] = {**dict(code.get("spool") or {}), "enabled": False}
+    elif spool is not None:
+        code["spool"] = {**dict(code.get("spool") or {}), "path": os.fspath(spool)}
+    return code
+
+
+class OpenLineageClient:
+    """Emit OpenLineage events.
+
+    With no arguments the client configures itself from ``openlineage.yml`` and
+    ``OPENLINEAGE_*`` environment variables like the official client. ``config``
+    is a mapping in the ``openlineage.yml`` format that overrides both; the keyword
+    arguments are shortcuts for its keys. A ``transport`` object replaces the
+    configured one. ``environ`` replaces ``os.environ`` as the source of
+    environment variables (it is never modified).
+    """
+
+    def __init__(
+        self,
+        transport: Transport | None = None,
+        *,
+        config: Mapping[str, Any] | None = None,
+        producer: str | None = None,
+        error_policy: ErrorPolicy | ErrorCallback | None = None,
+        spool: str | os.PathLike[str] | Literal[False] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        env = os.environ if environ is None else environ
+        self._apply_logging_level(env)
+        self.disabled = is_disabled(env)
+        self.config: LoadedConfig | None = None
+        self._callback: ErrorCallback | None = error_policy if callable(error_policy) else None
+        self._filters: list[JobNameFilter] = []
+        self._enricher: Enricher | None = None
+        self.spool: Spool | None = None
+        self.producer = producer or _producer_default()
+        self.error_policy: ErrorPolicy = "log"
+        self._lock = threading.Lock()
+        self._async_errors: list[DeliveryError] = []
+        self._warned: dict[str, tuple[float, int]] = {}
+        self._closed = False
+        self._close_result = True
+        self._spooled = 0  # events of this client that went to the spool (this process)
+        self._lost = 0  # events that could not be spooled either (spool disabled or unwritable)
+        self._secrets: list[str] = []
+        self._pid = os.getpid()
+        self.max_event_bytes = _MAX_EVENT_BYTES
+        if self.disabled:  # OPENLINEAGE_DISABLED=true: do nothing, read nothing
+            self.transport: Transport = NoopTransport()
+            return
+        self.config = load_config(_code_config(config, producer, error_policy, spool), environ=env)
+        self._secrets = secret_values(self.config.data)
+        self._apply_settings(self.config.settings, env)
+        if transport is not None:
+            self.transport = transport
+        elif self.config.settings.transport:
+            self.transport = create_transport(self.config.settings.transport, ("transport",), self.config.origins)
+        else:
+            log.warning("no OpenLineage transport configured; events go to the console")
+            self.transport = ConsoleTransport()
+        self.transport.set_failure_handler(self._async_failure)
+        _LIVE.add(self)
+
+    def _reset_after_fork(self) -> None:
+        # a lock held by another thread at fork time would never be released in the child
+        self._lock = threading.Lock()
+        self._async_errors = []
+        self._warned = {}
+        self._spooled = self._lost = 0
+        self._pid = os.getpid()
+        if self.spool is not None:
+            self.spool.after_fork_in_child()
+
+    def _apply_settings(self, settings: ClientSettings, env: Mapping[str, str]) -> None:
+        self.error_policy = settings.error_policy
+        self.max_event_bytes = settings.max_event_bytes
+        if settings.producer:
+            import olsdk
+
+            self.producer = settings.producer
+            olsdk.set_default_producer(settings.producer)  # facets' _producer too
+        if settings.spool.enabled:
+            self.spool = Spool(settings.spool.path or default_spool_path(dict(env)))
+        self._filters = [JobNameFilter(f) for f in settings.filters]
+        enricher = Enricher(settings, self.producer, env)
+        self._enricher = enricher if enricher.active else None
+
+    @staticmethod
+    def _apply_logging_level(env: Mapping[str, str]) -> None:
+        level = env.get("OPENLINEAGE_CLIENT_LOGGING")
+        if level and isinstance(logging.getLevelName(level.upper()), int):
+            logging.getLogger("olsdk").setLevel(level.upper())
+
+    # -- emitting -----------------------------------------------------------------
+
+    def emit(self, event: Event | Mapping[str, Any] | str | bytes | bytearray | Any) -> None:
+        """Send one event: a model (``RunEvent``, ``DatasetEvent``, ``JobEvent``), event
+        JSON as a dict, str or bytes, or an event object of the official client."""
+        if self.disabled:
+            return
+        try:
+            payload = self._payload(event)
+        except Refused as refused:  # not an event at all: kept as text, never sent
+            self._refuse(refused)
+            return
+        if payload is None:
+            return
+        if self._closed:
+            self._undeliverable(payload, DeliveryError("client is closed"), sync=True)
+            return
+        try:
+            self.transport.send(payload)
+        except DeliveryError as exc:
+            self._undeliverable(payload, exc, sync=True)
+        except Exception as exc:  # a transport bug must not break the pipeline
+            error = DeliveryError(f"{type(exc).__name__}: {exc}", target=self.transport.label)
+            self._undeliverable(payload, error, sync=True)
+
+    def _payload(self, event: Any) -> Payload | None:
+        """The payload to send, None when a filter drops the event; Refused when it is no event."""
+        raw, data = serialise(event, self.max_event_bytes)
+        if data is None:  # a model: typed and valid already
+            meta = describe_event(event, b"")
+            if JobNameFilter.any_drops(self._filters, meta):
+                return None
+            if self._enricher is not None:
+                return self._enriched(json.loads(raw))
+            return dataclasses.replace(meta, body=raw)
+        self._check_raw(raw)
+        if self._enricher is not None:
+            return self._enriched(json.loads(raw))  # a copy: the caller's mapping is not changed
+        payload = describe_event(data, raw)
+        return None if JobNameFilter.any_drops(self._filters, payload) else payload
+
+    def _enriched(self, data: Any) -> Payload | None:
+        """The payload of ``data`` (event JSON as Python data) after the filters and enrichment."""
+        if not isinstance(data, dict):
+            raise ValueError("an OpenLineage event must be a JSON object")
+        if JobNameFilter.any_drops(self._filters, describe_event(data, b"")):
+            return None
+        assert self._enricher is not None
+        data = self._enricher.apply(data)
+        return describe_event(data, json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+    def _check_raw(self, raw: bytes) -> None:
+        """Validate event JSON given as text or a dict against the spec's models.
+
+        With the `raise` policy a mismatch raises `olsdk.ValidationError`; otherwise it
+        is logged with every problem and the event is still sent as given: the sender's
+        data is not dropped, and the backend keeps the last word.
+        """
+        import olsdk
+
+        try:
+            olsdk.parse_event(raw)
+        except olsdk.ValidationError as exc:
+            if self.error_policy == "raise":
+                raise
+            log.warning("OpenLineage event does not match the spec; sending it as given. %s", exc)
+
+    def _refuse(self, refused: Refused) -> None:
+        """Input that is no event: spooled as text (never resent), then the error policy."""
+        reason = scrub(refused.reason, self._secrets)
+        error = DeliveryError(f"refused: {reason}", target="client", retriable=False)
+        where = self._keep(lambda spool: spool.append_raw(refused.text, error))
+        log.error("OpenLineage event refused, it cannot be serialised as an event: %s%s", reason, where)
+        if self._callback is not None:
+            try:
+                self._callback(Payload(body=refused.text.encode("utf-8", "backslashreplace")), error)
+            except Exception:
+                log.exception("OpenLineage error callback raised")
+        if self.error_policy == "raise":
+            raise ValidationError([Problem(refused.path, reason)], title="OpenLineage event refused") from None
+
+    def _keep(self, write: Callable[[Spool], bool]) -> str:
+        """Write one spool record; count it; return where it went (for the log line)."""
+        if self.spool is None:
+            with self._lock:
+                self._lost += 1
+            return " (no spool configured: it is lost)"
+        try:
+            on_disk = write(self.spool)
+        except OSError as exc:
+            with self._lock:
+                self._lost += 1
+            return f" (spool {self.spool.path} not writable, event lost: {exc.strerror or exc})"
+        with self._lock:
+            self._spooled += 1
+        return f" (spooled to {self.spool.path})" if on_disk else f" (held for the spool {self.spool.path})"
+
+    # -- failures -----------------------------------------------------------------
+
+    def _async_failure(self, payload: Payload, error: DeliveryError) -> None:
+        self._undeliverable(payload, error, sync=False)
+
+    def _undeliverable(self, payload: Payload, error: DeliveryError, *, sync: bool) -> None:
+        _scrub_error(error, self._secrets)
+        where = ""
+        for leaf in error.leaves():  # one record per failed child of a composite
+            where = self._keep(functools.partial(_append, payload=payload, error=leaf))
+        self._warn(error, where)
+        if self._callback is not None:
+            try:
+                self._callback(payload, error)
+            except Exception:
+                log.exception("OpenLineage error callback raised")
+        if self.error_policy == "raise" and not error.partial:
+            if sync:
+                raise error
+            with self._lock:
+                self._async_errors.append(error)
+
+    def _warn(self, error: DeliveryError, where: str) -> None:
+        key = f"{error.target}:{error.reason[:60]}"
+        now = time.monotonic()
+        with self._lock:
+            last, folded = self._warned.get(key, (0.0, 0))
+            if now - last < _WARN_EVERY:
+                self._warned[key] = (last, folded + 1)
+                return
+            self._warned[key] = (now, 0)
+        more = f" [{folded} more like this]" if folded else ""
+        log.warning("OpenLineage event not delivered: %s%s%s", error.reason, where, more)
+
+    def _raise_async_errors(self) -> None:
+        with self._lock:
+            errors, self._async_errors = self._async_errors, []
+        if errors:
+            reasons = "; ".join(sorted({e.reason for e in errors}))
+            raise DeliveryError(f"{len(errors)} events not delivered: {reasons}", causes=errors)
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait for queued events; True when all were handled."""
+        if self.disabled:
+            return True
+        done = self.transport.flush(timeout)
+        if self.spool is not None:
+            done = self.spool.flush() == 0 and done
+        if self.error_policy == "raise":
+            self._raise_async_errors()
+        return done
+
+    def close(self, timeout: float | None = None) -> bool:
+        """Flush and release the transport; undelivered events end up in the spool.
+
+        Returns False when any event of this client was spooled (or lost) instead of
+        delivered, and says how many in a warning.
+        """
+        if self.disabled:
+            return True
+        if self._closed:
+            return self._close_result
+        self._closed = True
+        done = self.transport.close(timeout)
+        waiting = self.spool.flush() if self.spool is not None else 0
+        with self._lock:
+            spooled, lost = self._spooled, self._lost
+        if spooled and self.spool is not None:
+            log.warning(
+                "OpenLineage: %d events of this client were not delivered and are in the spool %s; "
+                "resend them with `olsdk replay %s`",
+                spooled,
+                self.spool.path,
+                self.spool.path,
+            )
+        if waiting:
+            log.error(
+                "OpenLineage: %d events could not be written to the spool %s and are lost",
+                waiting,
+                self.spool.path if self.spool else "",
+            )
+        if lost:
+            log.error("OpenLineage: %d events of this client were neither delivered nor spooled", lost)
+        self._close_result = done and not spooled and not lost and not waiting
+        if self.error_policy == "raise":
+            self._raise_async_errors()
+        return self._close_result
+
+    def __enter__(self) -> OpenLineageClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def run(
+        self,
+        job_namespace: str,
+        job_name: str,
+        *,
+        inputs: Iterable[DatasetLike] = (),
+        outputs: Iterable[DatasetLike] = (),
+        parent: RunContext | ParentRunFacet | None = None,
+        run_id: str | None = None,
+        run_facets: Mapping[str, Any] | None = None,
+        job_facets: Mapping[str, Any] | None = None,
+    ) -> RunContext:
+        """A run of a job: START on enter, COMPLETE on exit, FAIL (and re-raise) on
+        an exception, ABORT on KeyboardInterrupt. See :class:`RunContext`."""
+        return RunContext(
+            self,
+            job_namespace,
+            job_name,
+            inputs=inputs,
+            outputs=outputs,
+            parent=parent,
+            run_id=run_id,
+            run_facets=run_facets,
+            job_facets=job_facets,
+        )
+
+    def __repr__(self) -> str:
+        return f"<OpenLineageClient transport={self.transport!r} policy={self.error_policy}>"
+
+
+def _append(spool: Spool, *, payload: Payload, error: DeliveryError) -> bool:
+    return spool.append(payload, error)
+
+
+def _scrub_error(error: DeliveryError, secrets: list[str]) -> None:
+    """Mask credentials in a failure's reason (and its causes') before anyone sees it."""
+    for item in (error, *error.leaves()):
+        clean = scrub(item.reason, secrets)
+        if clean != item.reason:
+            item.reason = clean
+            item.args = (clean,)

@@ -1,0 +1,84 @@
+"""Every effective configuration value with where it came from, defaults included
+(what ``olsdk config show`` prints)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from olsdk._config import LoadedConfig, display_name, masked
+from olsdk.client._spool import default_spool_path
+from olsdk.transports._factory import TransportSpec, parse_transport
+
+__all__ = ["Entry", "effective"]
+
+Entry = tuple[tuple[str, ...], Any, str]  # (path, value, origin)
+
+# fields that hold nested transport sections: shown through the parsed children instead
+_NESTED = {"transports", "transport"}
+
+
+def _origin(loaded: LoadedConfig, path: tuple[str, ...]) -> str:
+    return loaded.origin(*path) or "default"
+
+
+def _walk(obj: Any, path: tuple[str, ...], loaded: LoadedConfig, skip: set[str] = frozenset()) -> list[Entry]:  # type: ignore[assignment]
+    out: list[Entry] = []
+    for field in dataclasses.fields(obj):
+        name = display_name(field)
+        if field.name in skip:
+            continue
+        value = getattr(obj, field.name)
+        here = (*path, name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            out.extend(_walk(value, here, loaded))
+            continue
+        if isinstance(value, property):
+            continue
+        out.append((here, value, _origin(loaded, here)))
+    return out
+
+
+def _transport(spec: TransportSpec, path: tuple[str, ...], loaded: LoadedConfig) -> list[Entry]:
+    out: list[Entry] = [((*path, "type"), spec.kind, _origin(loaded, (*path, "type")))]
+    if spec.name is not None:
+        out.append(((*path, "name"), spec.name, _origin(loaded, (*path, "name"))))
+    if spec.settings is not None:
+        out.extend(_walk(spec.settings, path, loaded, skip=_NESTED if spec.children else set()))
+    for index, child in enumerate(spec.children):
+        label = child.name or str(index)
+        below = (*path, "transports", label) if spec.kind == "composite" else (*path, "transport")
+        out.extend(_transport(child, below, loaded))
+    return out
+
+
+def effective(loaded: LoadedConfig, environ: Mapping[str, str] | None = None) -> list[Entry]:
+    """(path, value, origin) of every setting: the client's, the spool's and the transport's."""
+    env = os.environ if environ is None else environ
+    settings = loaded.settings
+    out = _walk(settings, (), loaded, skip={"transport", "spool", "producer"})
+    if settings.producer is None:
+        import olsdk
+
+        out.append((("producer",), olsdk.get_default_producer(), "default"))
+    else:
+        out.append((("producer",), settings.producer, _origin(loaded, ("producer",))))
+    spool_path = settings.spool.path or str(default_spool_path(dict(env)))
+    out.append((("spool", "path"), spool_path, _origin(loaded, ("spool", "path"))))
+    out.append((("spool", "enabled"), settings.spool.enabled, _origin(loaded, ("spool", "enabled"))))
+    if settings.transport:
+        out.extend(
+            _transport(parse_transport(settings.transport, ("transport",), loaded.origins), ("transport",), loaded)
+        )
+    else:
+        out.append((("transport", "type"), "console", "default (no transport configured)"))
+    return [(path, _mask(path, value), origin) for path, value, origin in out]
+
+
+def _mask(path: tuple[str, ...], value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        value = list(value)
+    shown = masked({path[-1]: value})
+    return shown[path[-1]]

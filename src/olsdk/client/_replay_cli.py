@@ -1,0 +1,298 @@
+"""``olsdk replay [SPOOL]`` and ``olsdk send FILE...``: resend events, say how it goes, stop in time.
+
+Both send synchronously through the configured transport, show progress on stderr
+when it is a terminal (count and rate), always end with a summary, and stop after
+``--max-failures`` retriable failures in a row (the backend is down) instead of
+trying every event for seconds. Nothing is lost on the way:
+
+* ``replay`` leaves what it did not deliver in the spool (see ``olsdk.client.replay``);
+* ``send`` writes what it could not deliver, and what it did not try after stopping,
+  to the configured spool, so ``olsdk replay`` can finish the job; lines that are not
+  events are named (file and line) and counted, never sent.
+
+Exit status: 0 all delivered; 1 something was kept, spooled or refused; 2 a usage or
+configuration problem (no transport, a missing file); 3 another replay of the spool
+is running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from olsdk._config import LoadedConfig, scrub
+from olsdk._exceptions import ConfigError, DeliveryError
+from olsdk.client._config import load_config
+from olsdk.client._input import Refused, serialise
+from olsdk.client._spool import ReplayInProgress, ReplayProgress, Spool, default_spool_path, replay
+from olsdk.transports import Payload, Transport, create_transport, describe_event
+
+__all__ = ["register"]
+
+DEFAULT_MAX_FAILURES = 3
+
+
+def register(subparsers: Any) -> None:
+    rep = subparsers.add_parser(
+        "replay",
+        help="resend spooled events; delivered ones are removed from the spool",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rep.add_argument("spool", nargs="?", help="spool file (default: the configured spool)")
+    rep.add_argument("--dry-run", action="store_true", help="only count the spooled events")
+    rep.add_argument("--wait", action="store_true", help="wait for another replay of this spool instead of exiting")
+    _common(rep)
+    rep.set_defaults(handler=_replay)
+
+    send = subparsers.add_parser(
+        "send",
+        help="send event files (NDJSON, a JSON event or a JSON array of events) through the configured transport",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    send.add_argument("files", nargs="+", metavar="FILE", help="event files; '-' reads standard input")
+    _common(send)
+    send.set_defaults(handler=_send)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-failures",
+        type=int,
+        default=DEFAULT_MAX_FAILURES,
+        metavar="N",
+        help=f"stop after N failures in a row (default {DEFAULT_MAX_FAILURES}; 0: never stop)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress line, even on a terminal")
+
+
+class _Meter:
+    """Progress on stderr (only when it is a terminal), at most a few times a second."""
+
+    def __init__(self, verb: str, stream: TextIO, quiet: bool) -> None:
+        self.verb = verb
+        self.stream = stream
+        self.live = not quiet and stream.isatty()
+        self.started = time.monotonic()
+        self.shown_at = 0.0
+
+    def rate(self, count: int) -> str:
+        elapsed = time.monotonic() - self.started
+        return f"{elapsed:.1f} s, {count / elapsed:.0f} events/s" if elapsed > 0 and count else f"{elapsed:.1f} s"
+
+    def show(self, done: int, delivered: int, failed: int) -> None:
+        now = time.monotonic()
+        if not self.live or now - self.shown_at < 0.25:
+            return
+        self.shown_at = now
+        self.stream.write(f"\r{self.verb}: {done} done, {delivered} delivered, {failed} failed ({self.rate(done)})  ")
+        self.stream.flush()
+
+    def end(self) -> None:
+        if self.live and self.shown_at:
+            self.stream.write("\n")
+
+
+def _transport(loaded: LoadedConfig) -> Transport:
+    if not loaded.settings.transport:
+        raise ConfigError("no transport configured to send to (set OPENLINEAGE_URL or a transport section)")
+    return create_transport(loaded.settings.transport, ("transport",), loaded.origins)
+
+
+def _looks_like_plain_events(path: Path) -> bool:
+    """True when the file's first record is an event rather than a spool record."""
+    with open(path, "rb") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            try:
+                first = json.loads(line)
+            except ValueError:
+                return False
+            return isinstance(first, dict) and "event" not in first and "raw" not in first and "eventType" in first
+    return False
+
+
+def _replay(args: argparse.Namespace) -> int:
+    try:
+        loaded = load_config()
+        explicit = args.spool is not None
+        path = Path(args.spool or loaded.settings.spool.path or default_spool_path(dict(os.environ)))
+        if not path.exists():
+            if explicit:
+                print(f"olsdk: no spool file at {path}", file=sys.stderr)
+                return 2
+            print(f"nothing to replay: no spool file at {path}")
+            return 0
+        if _looks_like_plain_events(path):
+            print(
+                f"olsdk: {path} holds plain events, not spool records; send them with `olsdk send {path}`",
+                file=sys.stderr,
+            )
+            return 2
+        transport = _transport(loaded)
+    except ConfigError as exc:
+        print(f"olsdk: invalid OpenLineage configuration: {exc}", file=sys.stderr)
+        return 2
+    meter = _Meter("replay", sys.stderr, args.quiet)
+
+    def progress(p: ReplayProgress) -> None:
+        meter.show(p.done, p.delivered, p.kept)
+
+    try:
+        result = replay(
+            path,
+            transport,
+            dry_run=args.dry_run,
+            wait=args.wait,
+            max_failures=args.max_failures or None,
+            progress=progress,
+        )
+    except ReplayInProgress as exc:
+        print(f"olsdk: {exc} (or pass --wait)", file=sys.stderr)
+        return 3
+    finally:
+        transport.close()
+        meter.end()
+    if args.dry_run:
+        print(f"would resend {result.kept}, kept 0 in {path}" + _extra(result.unreadable, result.refused))
+        return 0
+    print(
+        f"delivered {result.delivered}, kept {result.kept} in {path} ({meter.rate(result.delivered + result.kept)})"
+        + _extra(result.unreadable, result.refused)
+        + (f", resumed at byte {result.resumed_at}" if result.resumed_at else "")
+    )
+    for reason in sorted(set(result.reasons))[:5]:
+        print(f"  still failing: {reason}")
+    if result.stopped:
+        print(f"olsdk: replay stopped: {result.stopped}; the rest stays in {path}", file=sys.stderr)
+    return 0 if result.ok else 1
+
+
+def _extra(unreadable: int, refused: int) -> str:
+    return (f", {unreadable} unreadable lines kept" if unreadable else "") + (
+        f", {refused} refused inputs kept (not events)" if refused else ""
+    )
+
+
+# -- send -------------------------------------------------------------------------
+
+
+def _lines(name: str) -> Iterator[tuple[int, bytes]]:
+    """(line number, event JSON) of a file: NDJSON, one JSON event, or a JSON array."""
+    if name == "-":
+        data = sys.stdin.buffer.read()
+        yield from _split(data)
+        return
+    with open(name, "rb") as handle:
+        head = handle.read(1 << 16)
+        rest = handle.read() if head.lstrip()[:1] in (b"[", b"{") and not _is_ndjson(head) else None
+        if rest is not None:  # a whole JSON document
+            yield from _split(head + rest)
+            return
+        handle.seek(0)
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                yield number, line.strip()
+
+
+def _is_ndjson(head: bytes) -> bool:
+    first = head.lstrip().split(b"\n", 1)[0]
+    try:
+        return isinstance(json.loads(first), dict)
+    except ValueError:
+        return False
+
+
+def _split(data: bytes) -> Iterator[tuple[int, bytes]]:
+    text = data.strip()
+    if text[:1] == b"[":
+        try:
+            items = json.loads(text)
+        except ValueError:
+            items = None
+        if isinstance(items, list):
+            for index, item in enumerate(items, 1):
+                yield index, json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()
+            return
+    if text[:1] == b"{" and not _is_ndjson(text):
+        yield 1, text
+        return
+    for number, line in enumerate(text.split(b"\n"), 1):
+        if line.strip():
+            yield number, line.strip()
+
+
+def _send(args: argparse.Namespace) -> int:
+    try:
+        loaded = load_config()
+        for name in args.files:
+            if name != "-" and not os.path.isfile(name):
+                print(f"olsdk: no such file: {name}", file=sys.stderr)
+                return 2
+        transport = _transport(loaded)
+        spool = Spool(loaded.settings.spool.path or default_spool_path(dict(os.environ)))
+    except ConfigError as exc:
+        print(f"olsdk: invalid OpenLineage configuration: {exc}", file=sys.stderr)
+        return 2
+    sender = transport.synchronous()
+    meter = _Meter("send", sys.stderr, args.quiet)
+    delivered = spooled = refused = in_a_row = done = 0
+    stopped: str | None = None
+    reasons: set[str] = set()
+    try:
+        for name in args.files:
+            for number, line in _lines(name):
+                done += 1
+                try:
+                    body, data = serialise(line, loaded.settings.max_event_bytes)
+                except Refused as exc:
+                    refused += 1
+                    if refused <= 10:
+                        print(f"olsdk: {name}:{number}: not sent: {exc.reason}", file=sys.stderr)
+                    continue
+                payload = describe_event(data, body) if data is not None else Payload(body=body)
+                if stopped is not None:
+                    spool.append(payload, DeliveryError(f"not tried: {stopped}", target=sender.label))
+                    spooled += 1
+                    continue
+                try:
+                    sender.send(payload)
+                except DeliveryError as exc:
+                    reason = scrub(exc.reason)
+                    reasons.add(reason)
+                    spool.append(payload, DeliveryError(reason, target=exc.target, retriable=exc.retriable))
+                    spooled += 1
+                    in_a_row = in_a_row + 1 if exc.retriable else 0
+                    if args.max_failures and in_a_row >= args.max_failures:
+                        stopped = f"{in_a_row} failures in a row, the last: {reason}"
+                else:
+                    delivered += 1
+                    in_a_row = 0
+                meter.show(done, delivered, spooled)
+    finally:
+        transport.close()
+        meter.end()
+    waiting = spool.flush()
+    print(
+        f"delivered {delivered}, spooled {spooled}"
+        + (f" to {spool.path}" if spooled else "")
+        + (f", refused {refused} (not events)" if refused else "")
+        + f" ({meter.rate(delivered + spooled)})"
+    )
+    for reason in sorted(reasons)[:5]:
+        print(f"  failed: {reason}")
+    if stopped:
+        print(
+            f"olsdk: send stopped: {stopped}; the rest went to the spool: `olsdk replay {spool.path}`", file=sys.stderr
+        )
+    if waiting:
+        print(f"olsdk: {waiting} events could not be written to the spool {spool.path}", file=sys.stderr)
+    return 0 if not (spooled or refused or waiting) else 1

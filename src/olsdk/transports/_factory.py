@@ -1,0 +1,333 @@
+"""From configuration to transports: one static table, kind -> (settings class, builder).
+
+Two steps, so that configuration can be checked without building anything:
+
+* :func:`parse_transport` turns a ``transport:`` mapping (YAML, environment
+  variables, code) into a :class:`TransportSpec`: the kind, the common keys
+  (``name``, ``priority``), the kind's settings object and the specs of any nested
+  transports (a composite's children, a buffered wrapper's inner transport);
+* :func:`build_transport` turns a spec into transport objects, children first.
+
+This module imports every transport module; no transport module imports it, so
+nothing here is registered at import time and there is no import cycle.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from olsdk._config import Origins, build, norm, parse_json_text, suggest, unknown_key_error
+from olsdk._exceptions import ConfigError
+from olsdk.transports._async_http import AsyncHttpSettings, build_async_http
+from olsdk.transports._base import Transport
+from olsdk.transports._buffered import BufferedSettings, BufferedTransport
+from olsdk.transports._composite import CompositeSettings, CompositeTransport
+from olsdk.transports._console import ConsoleSettings, ConsoleTransport
+from olsdk.transports._datadog import DatadogSettings, DatadogTransport
+from olsdk.transports._datazone import DataZoneSettings, DataZoneTransport
+from olsdk.transports._file import FileSettings, FileTransport
+from olsdk.transports._gcplineage import GcpLineageSettings, GcpLineageTransport
+from olsdk.transports._http import HttpSettings, HttpTransport
+from olsdk.transports._kafka import KafkaSettings, KafkaTransport
+from olsdk.transports._msk_iam import MskIamSettings, MskIamTransport
+from olsdk.transports._noop import NoopTransport
+from olsdk.transports._transform import TransformSettings, TransformTransport
+
+__all__ = [
+    "TransportBuilder",
+    "TransportSpec",
+    "build_transport",
+    "check_transport",
+    "create_transport",
+    "parse_transport",
+    "register_transport",
+    "transport_kinds",
+]
+
+# concurrent batch posts by default: one post carries up to 100 events, so two workers
+# already deliver ~3,000 events/s against a server answering in 50 ms (bench/reliability.py),
+# and fewer batches in flight means fewer duplicates when a connection breaks mid-post
+BATCH_WORKERS = 2
+
+# keys every transport accepts (the official client reads them in its factory)
+_COMMON = ("type", "name", "priority")
+
+# the transport the official client loads by dotted path to hand its events to olsdk;
+# read by olsdk itself, the section stands for the olsdk transport inside it
+COMPAT_TRANSPORT = ("olsdk.compat.OlsdkTransport", "olsdk.compat._transport.OlsdkTransport")
+
+
+@dataclass(frozen=True)
+class TransportSpec:
+    """A parsed ``transport:`` section: what :func:`build_transport` needs, all checked."""
+
+    kind: str
+    settings: Any = None  # an instance of the kind's settings class (None: it has none)
+    name: str | None = None
+    priority: int = 0
+    children: tuple[TransportSpec, ...] = ()  # nested transports, in configuration order
+
+
+class TransportBuilder(Protocol):
+    """What :func:`register_transport` takes: a transport class fits as it is."""
+
+    def __call__(self, settings: Any, *, name: str | None, priority: int) -> Transport: ...
+
+
+# (spec, its children already built) -> the transport
+_Build = Callable[[TransportSpec, list[Transport]], Transport]
+# settings -> (path below the section, raw section) of each nested transport
+_Nested = Callable[[Any], list[tuple[tuple[str, ...], Any]]]
+
+
+def _no_nested(settings: Any) -> list[tuple[tuple[str, ...], Any]]:
+    return []
+
+
+@dataclass(frozen=True)
+class _Kind:
+    settings: type[Any] | None
+    build: _Build
+    nested: _Nested = _no_nested
+
+
+def _plain(builder: TransportBuilder) -> _Build:
+    """A builder of a transport without nested transports."""
+
+    def build_plain(spec: TransportSpec, children: list[Transport]) -> Transport:
+        return builder(spec.settings, name=spec.name, priority=spec.priority)
+
+    return build_plain
+
+
+def _build_noop(spec: TransportSpec, children: list[Transport]) -> Transport:
+    return NoopTransport(name=spec.name, priority=spec.priority)
+
+
+def _build_http(spec: TransportSpec, children: list[Transport]) -> Transport:
+    transport = HttpTransport(spec.settings, name=spec.name, priority=spec.priority)
+    batch = transport.settings.batch
+    if batch is None or not batch.enabled:
+        return transport
+    # batching needs a background thread: wrap in the buffered transport
+    queue = BufferedSettings(
+        max_queue_size=batch.max_queue_size,
+        on_full=batch.on_full,
+        batch_size=batch.max_events,
+        batch_bytes=batch.max_bytes,
+        linger=batch.linger,
+        workers=batch.workers or BATCH_WORKERS,
+    )
+    return BufferedTransport(transport, queue, name=spec.name, priority=spec.priority)
+
+
+def _build_composite(spec: TransportSpec, children: list[Transport]) -> Transport:
+    return CompositeTransport(children, spec.settings, name=spec.name, priority=spec.priority)
+
+
+def _composite_children(settings: CompositeSettings) -> list[tuple[tuple[str, ...], Any]]:
+    if isinstance(settings.transports, dict):
+        # a mapping names its children; an emptied entry (e.g. overridden to null) is skipped
+        return [
+            (("transports", child), {"name": child, **section})
+            for child, section in settings.transports.items()
+            if section
+        ]
+    return [(("transports", str(i)), section) for i, section in enumerate(settings.transports)]
+
+
+def _build_buffered(spec: TransportSpec, children: list[Transport]) -> Transport:
+    (inner,) = children
+    return BufferedTransport(inner, spec.settings, name=spec.name, priority=spec.priority)
+
+
+def _buffered_inner(settings: BufferedSettings) -> list[tuple[tuple[str, ...], Any]]:
+    return [(("transport",), settings.transport)]
+
+
+def _build_transform(spec: TransportSpec, children: list[Transport]) -> Transport:
+    (inner,) = children
+    return TransformTransport(inner, spec.settings, name=spec.name, priority=spec.priority)
+
+
+def _transform_inner(settings: TransformSettings) -> list[tuple[tuple[str, ...], Any]]:
+    return [(("transport",), settings.transport)]
+
+
+@dataclass(frozen=True)
+class CompatSettings:
+    """The ``olsdk.compat.OlsdkTransport`` section (see ``olsdk.compat``)."""
+
+    transport: dict[str, Any]
+    spool: dict[str, Any] | None = None  # used when the official client loads it
+    error_policy: str | None = None  # likewise
+
+
+def _build_unwrapped(spec: TransportSpec, children: list[Transport]) -> Transport:
+    (inner,) = children
+    return inner
+
+
+_BUILT_IN: dict[str, _Kind] = {
+    "http": _Kind(HttpSettings, _build_http),
+    "file": _Kind(FileSettings, _plain(FileTransport)),
+    "console": _Kind(ConsoleSettings, _plain(ConsoleTransport)),
+    "kafka": _Kind(KafkaSettings, _plain(KafkaTransport)),
+    "noop": _Kind(None, _build_noop),
+    "composite": _Kind(CompositeSettings, _build_composite, _composite_children),
+    "buffered": _Kind(BufferedSettings, _build_buffered, _buffered_inner),
+    "async_http": _Kind(AsyncHttpSettings, _plain(build_async_http)),
+    "transform": _Kind(TransformSettings, _build_transform, _transform_inner),
+    "datadog": _Kind(DatadogSettings, _plain(DatadogTransport)),
+    "msk-iam": _Kind(MskIamSettings, _plain(MskIamTransport)),
+    "gcplineage": _Kind(GcpLineageSettings, _plain(GcpLineageTransport)),
+    "amazon_datazone_api": _Kind(DataZoneSettings, _plain(DataZoneTransport)),
+    **{path: _Kind(CompatSettings, _build_unwrapped, _transform_inner) for path in COMPAT_TRANSPORT},
+}
+_KINDS: dict[str, _Kind] = dict(_BUILT_IN)
+
+
+def register_transport(kind: str, builder: TransportBuilder, settings: type[Any] | None = None) -> None:
+    """Make ``{"type": kind, ...}`` buildable from configuration.
+
+    ``settings`` is a dataclass the section's other keys fill (with the same rules as
+    the built-in transports: spelling, coercion, errors naming the key); None means
+    the transport takes no keys. ``builder(settings_object, name=..., priority=...)``
+    returns the transport; a transport class whose constructor takes that fits as it is.
+    Registering a kind again replaces it; the built-in kinds cannot be replaced.
+    """
+    key = kind.strip().lower() if isinstance(kind, str) else ""
+    if not key:
+        raise ConfigError(f"register_transport: kind must be a non-empty string, got {kind!r}")
+    if key in _BUILT_IN:
+        raise ConfigError(f"register_transport: '{key}' is a built-in transport and cannot be replaced")
+    if settings is not None and not (isinstance(settings, type) and dataclasses.is_dataclass(settings)):
+        raise ConfigError(f"register_transport: settings must be a dataclass, got {settings!r}")
+    if not callable(builder):
+        raise ConfigError(f"register_transport: builder must be callable, got {builder!r}")
+    _KINDS[key] = _Kind(settings, _plain(builder))
+
+
+def transport_kinds() -> dict[str, type[Any] | None]:
+    """Every kind ``type:`` may name, with its settings class (None: no keys); dotted
+    paths of transport classes are accepted too and not listed."""
+    return {kind: entry.settings for kind, entry in _KINDS.items() if "." not in kind}
+
+
+def parse_transport(
+    config: Any,
+    path: tuple[str, ...] = ("transport",),
+    origins: Origins | None = None,
+) -> TransportSpec:
+    """Check a ``transport:`` section (and its nested ones) and return its spec."""
+    origins = origins or {}
+    if isinstance(config, str):
+        config = parse_json_text(config, path, origins)
+    if not isinstance(config, Mapping):
+        where = ".".join(path)
+        raise ConfigError(f"{where}: expected a mapping, got {type(config).__name__}", where)
+    fields = {norm(str(k)): v for k, v in config.items()}
+    kind = _kind_name(fields.get("type"), path)
+    entry = _KINDS[kind]
+    rest = {k: v for k, v in config.items() if norm(str(k)) not in _COMMON}
+    if entry.settings is None:
+        if rest:
+            raise unknown_key_error(str(next(iter(rest))), path, list(_COMMON), origins)
+        settings = None
+    else:
+        settings = build(entry.settings, rest, path, origins)
+    nested = entry.nested(settings)
+    return TransportSpec(
+        kind=kind,
+        settings=settings,
+        name=None if fields.get("name") is None else str(fields["name"]),
+        priority=_priority(fields.get("priority", 0), path),
+        children=tuple(parse_transport(section, (*path, *below), origins) for below, section in nested),
+    )
+
+
+def _kind_name(value: Any, path: tuple[str, ...]) -> str:
+    where = f"{'.'.join(path)}.type"
+    if not value:
+        raise ConfigError(f"{where}: required key is missing", where)
+    text = str(value).strip()
+    if text in _KINDS:  # dotted paths keep their case
+        return text
+    kind = text.lower()
+    if kind in _KINDS:
+        return kind
+    if "." in text:
+        return _dotted_kind(text, where)
+    hint = suggest(kind, [k for k in _KINDS if "." not in k])
+    did_you_mean = f"; did you mean '{hint}'?" if hint else ""
+    supported = ", ".join(sorted(k for k in _KINDS if "." not in k))
+    raise ConfigError(
+        f"{where}: unknown transport '{kind}'{did_you_mean} (supported: {supported}, "
+        "or the dotted path of a transport class)",
+        where,
+    )
+
+
+def _dotted_kind(dotted: str, where: str) -> str:
+    """Register the transport class ``dotted`` names (a subclass of olsdk's Transport whose
+    constructor takes ``(settings, *, name, priority)``; ``settings_class`` names its
+    settings dataclass, none means the section takes no other keys)."""
+    module_name, _, class_name = dotted.rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ConfigError(f"{where}: cannot import transport {dotted!r}: {exc}", where) from None
+    if not (isinstance(cls, type) and issubclass(cls, Transport)):
+        official = any(base.__module__.startswith("openlineage.") for base in getattr(cls, "__mro__", ()))
+        why = (
+            "; it is a transport of the official client: load olsdk.compat.OlsdkTransport in the official client "
+            "instead, or write it against olsdk.transports.Transport"
+            if official
+            else ""
+        )
+        raise ConfigError(f"{where}: {dotted!r} is not a subclass of olsdk.transports.Transport{why}", where)
+    settings_class = getattr(cls, "settings_class", None)
+    if settings_class is None:
+        _KINDS[dotted] = _Kind(None, _no_settings(cls))
+    else:
+        _KINDS[dotted] = _Kind(settings_class, _plain(cls))  # type: ignore[arg-type]
+    return dotted
+
+
+def _no_settings(cls: type[Transport]) -> _Build:
+    def build(spec: TransportSpec, children: list[Transport]) -> Transport:
+        return cls(name=spec.name, priority=spec.priority)
+
+    return build
+
+
+def _priority(value: Any, path: tuple[str, ...]) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        where = f"{'.'.join(path)}.priority"
+        raise ConfigError(f"{where}: expected an integer, got {value!r}", where) from None
+
+
+def build_transport(spec: TransportSpec) -> Transport:
+    """The transport a spec describes (its nested transports built first)."""
+    children: Sequence[Transport] = [build_transport(child) for child in spec.children]
+    return _KINDS[spec.kind].build(spec, list(children))
+
+
+def create_transport(
+    config: Any,
+    path: tuple[str, ...] = ("transport",),
+    origins: Origins | None = None,
+) -> Transport:
+    """Build a transport from a mapping such as the ``transport:`` section of openlineage.yml."""
+    return build_transport(parse_transport(config, path, origins))
+
+
+def check_transport(config: Any, path: tuple[str, ...] = ("transport",), origins: Origins | None = None) -> None:
+    """Check a transport section (and its nested ones) without building anything."""
+    parse_transport(config, path, origins)

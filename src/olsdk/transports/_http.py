@@ -1,0 +1,422 @@
+"""The HTTP transport: ``POST {url}/{endpoint}`` with retries, gzip, auth and TLS options.
+
+Retries follow urllib3's ``Retry`` built from the ``retry:`` keys (see ``_retry``),
+with attempts run here so that each wait honours ``Retry-After`` and ends early when
+the transport is closed. Auth headers come from a token provider (see ``_auth``).
+With a ``batch:`` section, events are grouped and sent to the spec's
+``POST /lineage/batch`` endpoint by a background thread (see ``buffered``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urlsplit
+
+import requests
+import urllib3.exceptions
+from requests.adapters import HTTPAdapter
+
+from olsdk._config import mask_url, meta, scrub
+from olsdk._exceptions import ConfigError, DeliveryError
+from olsdk.transports._auth import AuthSettings, token_provider
+from olsdk.transports._base import Payload, Transport
+from olsdk.transports._buffered import OnFull
+from olsdk.transports._retry import RetrySettings, attempt_error, new_retry, retry_after
+
+__all__ = ["BatchSettings", "HttpSettings", "HttpTransport", "SslContextSettings"]
+
+log = logging.getLogger("olsdk.transports._http")
+
+_USER_AGENT = "olsdk"
+# statuses that mean "this server has no batch endpoint": fall back to single posts
+_NO_BATCH_ENDPOINT = frozenset({404, 405, 501})
+_TOO_LARGE = 413
+
+
+class _Ambiguous(DeliveryError):
+    """The request was sent but no answer came (reset, read timeout): it may have been stored."""
+
+
+@dataclass(frozen=True)
+class SslContextSettings:
+    ca_cert_path: str | None = field(default=None, metadata=meta("caCertPath"))
+    client_cert_path: str | None = field(default=None, metadata=meta("clientCertPath"))
+    client_key_path: str | None = field(default=None, metadata=meta("clientKeyPath"))
+
+    def __post_init__(self) -> None:
+        if self.client_key_path and not self.client_cert_path:
+            raise ConfigError(
+                "transport.sslContext.clientKeyPath: needs clientCertPath as well",
+                "transport.sslContext.clientKeyPath",
+            )
+        for key in ("ca_cert_path", "client_cert_path", "client_key_path"):
+            path = getattr(self, key)
+            if path and not os.path.isfile(os.path.expanduser(path)):
+                name = {"ca_cert_path": "caCertPath", "client_cert_path": "clientCertPath"}.get(key, "clientKeyPath")
+                raise ConfigError(
+                    f"transport.sslContext.{name}: no such file: {path!r}",
+                    f"transport.sslContext.{name}",
+                )
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """Group events for ``POST /lineage/batch``; sent by a background thread."""
+
+    enabled: bool = True
+    endpoint: str | None = None  # default: <endpoint>/batch
+    max_events: int = field(default=100, metadata=meta(ge=1))
+    max_bytes: int = field(default=1_000_000, metadata=meta(ge=1))  # uncompressed size of one batch body
+    linger: float = field(default=0.5, metadata=meta(ge=0))  # seconds to wait for a batch to fill up
+    max_queue_size: int = field(default=10_000, metadata=meta(ge=1))
+    on_full: OnFull = "spool"
+    # concurrent batch posts (the buffered wrapper's workers); None: its default
+    workers: int | None = field(default=None, metadata=meta(ge=1))
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    url: str
+    endpoint: str = "api/v1/lineage"
+    timeout: float = field(default=5.0, metadata=meta(gt=0))  # read timeout, seconds
+    connect_timeout: float | None = field(default=None, metadata=meta(gt=0))  # default: same as timeout
+    verify: bool = True
+    ssl_context: SslContextSettings | None = field(default=None, metadata=meta("sslContext"))
+    auth: AuthSettings | None = None
+    compression: Literal["gzip"] | None = None
+    custom_headers: dict[str, str] = field(default_factory=dict, metadata=meta(free_keys=True))
+    retry: RetrySettings = field(default_factory=RetrySettings)
+    batch: BatchSettings | None = None
+
+    def __post_init__(self) -> None:
+        parts = urlsplit(self.url.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(
+                f"transport.url: need an http(s) URL with a host, got {mask_url(self.url)!r}",
+                "transport.url",
+            )
+
+    def __repr__(self) -> str:
+        return f"HttpSettings(url={mask_url(self.url)!r}, endpoint={self.endpoint!r}, ...)"
+
+
+def join_url(base: str, endpoint: str) -> str:
+    """``base`` + ``endpoint`` keeping any path prefix of ``base``.
+
+    (The official client uses ``urljoin``, which drops the last path segment of a
+    base URL without a trailing slash.)
+    """
+    if "://" in endpoint:
+        return endpoint
+    return f"{base.strip().rstrip('/')}/{endpoint.lstrip('/')}"
+
+
+class HttpTransport(Transport):
+    """POSTs each event (or, with ``batch``, groups of events) to the lineage endpoint."""
+
+    kind = "http"
+
+    def __init__(
+        self,
+        settings: HttpSettings,
+        *,
+        name: str | None = None,
+        priority: int = 0,
+        session: requests.Session | None = None,
+    ) -> None:
+        super().__init__(name=name, priority=priority)
+        self.settings = settings
+        self.url = join_url(settings.url, settings.endpoint)
+        batch = settings.batch
+        self.batch_url = join_url(
+            settings.url,
+            batch.endpoint if batch and batch.endpoint else f"{settings.endpoint.rstrip('/')}/batch",
+        )
+        self.batch_supported: bool | None = None  # unknown until the first batch is posted
+        # batch mode degrades instead of giving up: after an ambiguous failure events go
+        # one per post and the unit doubles back with each success; a 413 halves the bytes
+        self._batch_unit = batch.max_events if batch else 1
+        self._batch_byte_limit = batch.max_bytes if batch else 0
+        read = settings.timeout
+        self.timeout = (
+            settings.connect_timeout if settings.connect_timeout is not None else read,
+            read,
+        )
+        ssl = settings.ssl_context
+        self.verify: bool | str = settings.verify
+        self.cert: str | tuple[str, str] | None = None
+        if ssl and ssl.ca_cert_path:
+            self.verify = os.path.expanduser(ssl.ca_cert_path)  # a CA bundle implies verification
+        if ssl and ssl.client_cert_path:
+            cert = os.path.expanduser(ssl.client_cert_path)
+            key = ssl.client_key_path
+            self.cert = (cert, os.path.expanduser(key)) if key else cert
+        self._headers = {"Content-Type": "application/json", "User-Agent": _USER_AGENT}
+        self._secrets: list[str] = settings.auth.secrets() if settings.auth else []
+        self._auth = token_provider(settings.auth)
+        if settings.auth and settings.auth.type == "api_key":
+            self._headers["Authorization"] = f"Bearer {settings.auth.api_key}"  # static: no provider call
+            self._auth = None
+        self._headers.update(settings.custom_headers)
+        if settings.compression == "gzip":
+            self._headers["Content-Encoding"] = "gzip"
+        password = urlsplit(settings.url).password
+        if password:
+            self._secrets.append(password)
+        self._owns_session = session is None
+        self.session = session or requests.Session()
+        self._pool_size = 8
+        self._mount_adapter()
+        self._closing = threading.Event()
+
+    def _mount_adapter(self) -> None:
+        # pooled keep-alive connections; retries are ours, so urllib3 must not retry
+        adapter = HTTPAdapter(pool_connections=2, pool_maxsize=self._pool_size, max_retries=0)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+
+    def prepare_concurrency(self, senders: int) -> None:
+        if senders > self._pool_size:  # one pooled connection per concurrent sender
+            self._pool_size = senders
+            self._mount_adapter()
+
+    def after_fork_in_child(self) -> None:
+        # pooled sockets are shared with the parent: the child must open its own
+        if self._owns_session:
+            self.session = requests.Session()
+            self._mount_adapter()
+
+    # -- delivery ---------------------------------------------------------------
+
+    def send(self, payload: Payload) -> None:
+        self._post(self.url, payload.body)
+
+    def send_many(self, payloads: Sequence[Payload]) -> list[tuple[Payload, DeliveryError]]:
+        batch = self.settings.batch
+        if batch is None or not batch.enabled or self.batch_supported is False:
+            return super().send_many(payloads)
+        failed: list[tuple[Payload, DeliveryError]] = []
+        rest = list(payloads)
+        while rest:
+            chunk = self._next_chunk(rest, min(self._batch_unit, batch.max_events), self._batch_byte_limit)
+            del rest[: len(chunk)]
+            failed.extend(self._send_batch(chunk))
+        return failed
+
+    @staticmethod
+    def _next_chunk(payloads: Sequence[Payload], max_events: int, max_bytes: int) -> list[Payload]:
+        """The first events that fit one batch body (always at least one)."""
+        chunk: list[Payload] = []
+        size = 2
+        for payload in payloads:
+            extra = len(payload.body) + 1
+            if chunk and (len(chunk) >= max_events or size + extra > max_bytes):
+                break
+            chunk.append(payload)
+            size += extra
+        return chunk
+
+    def _send_batch(self, chunk: list[Payload]) -> list[tuple[Payload, DeliveryError]]:
+        batch = self.settings.batch
+        max_events = batch.max_events if batch else 1
+        if len(chunk) == 1:
+            alone = self._send_one(chunk[0])
+            if not alone:
+                self._batch_unit = min(max_events, self._batch_unit * 2)
+            return alone
+        body = b"[" + b",".join(p.body for p in chunk) + b"]"
+        try:
+            response = self._post(
+                self.batch_url, body, give_up_on=_NO_BATCH_ENDPOINT | {_TOO_LARGE}, retry_ambiguous=False
+            )
+        except _Ambiguous as exc:
+            # the server may have stored the whole batch: resending it whole could duplicate
+            # every event again; go one event per post until posts succeed again
+            log.info(
+                "batch of %d events to %s: %s; resending them one by one", len(chunk), mask_url(self.batch_url), exc
+            )
+            self._batch_unit = 1
+            failed: list[tuple[Payload, DeliveryError]] = []
+            for payload in chunk:
+                failed.extend(self._send_one(payload))
+            return failed
+        except DeliveryError as exc:
+            return [(p, exc) for p in chunk]
+        if response.status_code in _NO_BATCH_ENDPOINT:
+            log.info(
+                "no batch endpoint at %s (HTTP %s); sending events one by one",
+                mask_url(self.batch_url),
+                response.status_code,
+            )
+            self.batch_supported = False
+            return super().send_many(chunk)
+        if response.status_code == _TOO_LARGE:
+            # the server's limit is below this body: halve, remember, try the halves in order
+            self._batch_byte_limit = max(1, min(self._batch_byte_limit, len(body) // 2))
+            half = len(chunk) // 2
+            return self._send_batch(chunk[:half]) + self._send_batch(chunk[half:])
+        self.batch_supported = True
+        self._batch_unit = min(max_events, self._batch_unit * 2)
+        return self._batch_outcomes(chunk, response)
+
+    def _send_one(self, payload: Payload) -> list[tuple[Payload, DeliveryError]]:
+        """One event of a batch on its own (the single-event endpoint, usual retries)."""
+        try:
+            response = self._post(self.url, payload.body, give_up_on=frozenset({_TOO_LARGE}))
+        except DeliveryError as exc:
+            return [(payload, exc)]
+        if response.status_code == _TOO_LARGE:
+            reason = (
+                f"the event alone ({len(payload.body)} bytes) is over the size limit of {mask_url(self.url)} (HTTP 413)"
+            )
+            return [(payload, DeliveryError(reason, target=self.label, retriable=False))]
+        return []
+
+    def _batch_outcomes(self, chunk: list[Payload], response: requests.Response) -> list[tuple[Payload, DeliveryError]]:
+        """Per-event results of a batch (the spec's 200 response body)."""
+        if response.status_code == 204 or not response.content:
+            return []
+        try:
+            report = response.json()
+        except ValueError:
+            return []  # a 2xx without a report: everything was received
+        failures = report.get("failed_events") if isinstance(report, dict) else None
+        if not isinstance(failures, list):
+            return []
+        failed: list[tuple[Payload, DeliveryError]] = []
+        retry: list[Payload] = []
+        for item in failures:
+            if not isinstance(item, dict) or not isinstance(item.get("index"), int):
+                continue
+            index = item["index"]
+            if not 0 <= index < len(chunk):
+                continue
+            reason = scrub(str(item.get("reason") or "rejected by the batch endpoint"), self._secrets, limit=200)
+            if item.get("retriable"):
+                retry.append(chunk[index])
+            else:
+                error = DeliveryError(f"batch endpoint: {reason}", target=self.label, retriable=False)
+                failed.append((chunk[index], error))
+        # retriable rejections get their own posts, with the usual retries
+        failed.extend(super().send_many(retry))
+        return failed
+
+    def _request_headers(self) -> dict[str, str]:
+        if self._auth is None:
+            return self._headers
+        try:
+            bearer = self._auth.get_bearer()
+        except Exception as exc:  # a provider's failure is this event's delivery failure
+            raise self._error(f"authentication failed - {exc}") from None
+        if not bearer:
+            return self._headers
+        return {**self._headers, "Authorization": bearer}
+
+    def _post(
+        self, url: str, body: bytes, give_up_on: frozenset[int] = frozenset(), retry_ambiguous: bool = True
+    ) -> requests.Response:
+        """POST with retries; return the response (2xx or in ``give_up_on``) or raise.
+
+        ``retry_ambiguous=False`` (batch posts): a failure after the body was sent (reset,
+        read timeout) raises :class:`_Ambiguous` at once instead of resending the body.
+        """
+        settings = self.settings.retry
+        data = gzip.compress(body, compresslevel=3) if self.settings.compression == "gzip" else body
+        retry = new_retry(settings)
+        while True:
+            headers = self._request_headers()
+            wait: float | None = None
+            try:
+                response = self.session.post(
+                    url,
+                    data=data,
+                    headers=headers,
+                    timeout=self.timeout,
+                    verify=self.verify,
+                    cert=self.cert,
+                    allow_redirects=False,  # never resend the body or a client cert elsewhere
+                )
+            except requests.exceptions.RequestException as exc:
+                if not retry_ambiguous and _ambiguous(exc):
+                    raise _Ambiguous(
+                        f"{self._describe(exc, url)}: the body may have arrived", target=self.label
+                    ) from None
+                error = self._error(
+                    self._describe(exc, url), retriable=not isinstance(exc, requests.exceptions.SSLError)
+                )
+                cause: Exception = attempt_error(exc)
+                try:
+                    retry = retry.increment("POST", url, error=cause)
+                except Exception:  # exhausted, or an error urllib3 does not retry
+                    raise error from None
+            else:
+                status = response.status_code
+                if 200 <= status < 300 or status in give_up_on:
+                    return response
+                if status == 401 and self._auth is not None:
+                    getattr(self._auth, "invalidate", lambda: None)()  # fetch a new token next time
+                error = self._error(
+                    f"HTTP {status} from {mask_url(url)}: {response.text[:200]!r}",
+                    retriable=status in (settings.status_forcelist or ()) or status in (408, 429) or status >= 500,
+                )
+                has_retry_after = bool(response.headers.get("Retry-After"))
+                if not retry.is_retry("POST", status, has_retry_after):
+                    raise error
+                try:
+                    retry = retry.increment("POST", url, response=response.raw)
+                except Exception:
+                    raise error from None
+                wait = retry_after(retry, settings, response)
+            if self._closing.is_set():
+                raise error
+            if wait is None:
+                wait = retry.get_backoff_time()
+            log.debug("retry %d of %s in %.2fs: %s", len(retry.history), mask_url(url), wait, error.reason)
+            if self._closing.wait(wait):
+                raise error
+
+    def _describe(self, exc: requests.exceptions.RequestException, url: str) -> str:
+        if isinstance(exc, requests.exceptions.SSLError):
+            return f"TLS error: {exc}"
+        if isinstance(exc, requests.exceptions.ConnectionError) and not isinstance(exc, requests.exceptions.Timeout):
+            return f"cannot connect to {mask_url(url)}: {type(exc).__name__}"
+        if isinstance(exc, requests.exceptions.ConnectTimeout):
+            return f"cannot connect to {mask_url(url)} within {self.timeout[0]:g}s (connect timeout)"
+        if isinstance(exc, requests.exceptions.Timeout):
+            return f"no response from {mask_url(url)} within {self.timeout[1]:g}s (read timeout)"
+        return f"request failed: {type(exc).__name__}: {exc}"
+
+    def _error(self, reason: str, retriable: bool = True) -> DeliveryError:
+        token = getattr(self._auth, "current", None)
+        secrets = [*self._secrets, *([token] if isinstance(token, str) and token else [])]
+        return DeliveryError(scrub(reason, secrets), target=self.label, retriable=retriable)
+
+    def close(self, timeout: float | None = None) -> bool:
+        self._closing.set()  # cut short any backoff sleep
+        if self._owns_session:
+            self.session.close()
+        return True
+
+    def __repr__(self) -> str:
+        return f"<HttpTransport url={mask_url(self.url)!r}>"
+
+
+def _after_sending(exc: requests.exceptions.ConnectionError) -> bool:
+    """True when the connection broke after the request went out (not a refused connect)."""
+    cause = exc.args[0] if exc.args else None
+    return isinstance(cause, urllib3.exceptions.ProtocolError)
+
+
+def _ambiguous(exc: requests.exceptions.RequestException) -> bool:
+    """A failure after the body was sent: a lost connection or a read timeout."""
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        return not isinstance(
+            exc, requests.exceptions.SSLError | requests.exceptions.ConnectTimeout
+        ) and _after_sending(exc)
+    return isinstance(exc, requests.exceptions.Timeout)

@@ -1,0 +1,110 @@
+"""Retries of the http transport on urllib3's ``Retry``, driven here.
+
+The official client hands its ``retry:`` section to ``urllib3.util.Retry`` and
+mounts it on the session. olsdk builds the same ``Retry`` from the same keys, so
+every key means what it means to urllib3 (which counter an error spends, when a
+status is retried, the backoff formula), but runs the attempts itself: each wait
+is a sleep that ``close()`` cuts short, and each attempt's outcome is known (for
+spool reasons and logs).
+
+Defaults differ from the official ones where olsdk's are safer; each is a key a
+configuration can set back:
+
+* ``status_forcelist`` adds 429 (too many requests) to 500, 502, 503, 504;
+* ``Retry-After`` is honoured and capped at ``retry_after_max`` (60 s);
+* ``backoff_max`` is 30 s (urllib3: 120) and ``backoff_jitter`` 0.2 s (urllib3: 0);
+* ``other`` is 0: errors that are neither connect, read nor status errors (TLS
+  failures) are not retried (urllib3: they spend ``total`` only).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+import urllib3
+from urllib3.util.retry import Retry
+
+__all__ = ["RetrySettings", "attempt_error", "new_retry", "retry_after"]
+
+_RETRY_KEYS = frozenset(inspect.signature(Retry.__init__).parameters) - {"self"}
+
+
+@dataclass(frozen=True)
+class RetrySettings:
+    """The keyword arguments of ``urllib3.util.Retry`` (what the official ``retry:`` takes)."""
+
+    total: int | bool | None = 5
+    connect: int | None = 5
+    read: int | None = 5
+    redirect: int | bool | None = None
+    status: int | None = None
+    other: int | None = 0  # TLS errors fail at once (urllib3: None)
+    backoff_factor: float = 0.3
+    backoff_max: float = 30.0
+    backoff_jitter: float = 0.2
+    # 429 is retried too (the official client's default list is 500, 502, 503, 504)
+    status_forcelist: list[int] | None = field(default_factory=lambda: [429, 500, 502, 503, 504])
+    # POST must be listed for a read error or a status to be retried, as with urllib3
+    allowed_methods: list[str] | None = field(default_factory=lambda: ["HEAD", "POST"])
+    raise_on_status: bool = True
+    raise_on_redirect: bool = True  # redirects are never followed (a POST body is not resent elsewhere)
+    remove_headers_on_redirect: list[str] = field(
+        default_factory=lambda: ["Authorization", "Proxy-Authorization", "Cookie"]
+    )
+    respect_retry_after_header: bool = True
+    retry_after_max: float = 60.0  # cap on a server-requested wait, seconds
+
+    def backoff(self, retry_number: int) -> float:
+        """The wait before retry ``retry_number`` (1-based), without jitter: urllib3's formula."""
+        if retry_number <= 1:
+            return 0.0
+        return max(0.0, min(self.backoff_max, self.backoff_factor * 2.0 ** (retry_number - 1)))
+
+
+def new_retry(settings: RetrySettings) -> Retry:
+    """A fresh ``Retry`` with the settings' counters (one per request)."""
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(settings):
+        if f.name not in _RETRY_KEYS:
+            continue  # an older urllib3 without retry_after_max: capped in retry_after()
+        value = getattr(settings, f.name)
+        if f.name == "retry_after_max":
+            value = int(value)
+        elif isinstance(value, list):
+            value = frozenset(v.upper() for v in value) if f.name == "allowed_methods" else frozenset(value)
+        kwargs[f.name] = value
+    return Retry(**kwargs)
+
+
+def retry_after(retry: Retry, settings: RetrySettings, response: requests.Response) -> float | None:
+    """The server-requested wait (``Retry-After``), capped; None when absent or unreadable."""
+    if not settings.respect_retry_after_header or not response.headers.get("Retry-After"):
+        return None
+    try:
+        seconds = retry.get_retry_after(response.raw)
+    except urllib3.exceptions.InvalidHeader:
+        return None
+    return None if seconds is None else min(float(seconds), settings.retry_after_max)
+
+
+def attempt_error(exc: requests.exceptions.RequestException) -> Exception:
+    """The urllib3 error under a requests exception: what ``Retry.increment`` classifies
+    (a connect error, a read error, or another error)."""
+    for candidate in exc.args[:1]:
+        if isinstance(candidate, urllib3.exceptions.MaxRetryError) and candidate.reason is not None:
+            return candidate.reason
+        if isinstance(candidate, urllib3.exceptions.HTTPError):
+            return candidate
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return urllib3.exceptions.ConnectTimeoutError(str(exc))
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        return urllib3.exceptions.ReadTimeoutError(None, None, str(exc))  # type: ignore[arg-type]
+    if isinstance(exc, requests.exceptions.SSLError):
+        return urllib3.exceptions.SSLError(str(exc))
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        return urllib3.exceptions.ProtocolError(str(exc))
+    return exc

@@ -1,0 +1,1 @@
+select count(*) as orders, sum(price) as revenue from {{ ref('orders') }}

@@ -1,0 +1,1 @@
+"""Real-shaped OpenLineage events for the tests of the readers (see events.py)."""

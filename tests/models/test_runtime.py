@@ -1,0 +1,191 @@
+"""`olsdk._runtime`: what the generated models inherit when built in Python.
+
+Construction fills `_producer`, `_schemaURL`, `producer`, `schemaURL` and `eventTime`;
+facet containers behave like mappings; errors are `olsdk.ValidationError` with JSON
+paths, as parse errors are; models pickle and copy.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+import pickle
+from typing import Any
+
+import pytest
+
+import olsdk
+import olsdk.models as models
+from olsdk import _runtime
+from olsdk._generated import models as generated
+from tests.support.spec_schema import assert_valid, core
+
+RUN_ID = "0190d3a4-7b5c-7a3e-9f00-1234567890ab"
+CORE = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
+
+
+def facet(**fields: Any) -> dict[str, Any]:
+    return {"_producer": "https://example.com/p", "_schemaURL": "https://example.com/s.json#/$defs/X", **fields}
+
+
+def test_construction_fills_producer_schema_url_and_event_time() -> None:
+    olsdk.set_default_producer("https://example.com/configured")
+    try:
+        event = models.RunEvent(
+            eventType=models.EventType.START,
+            run=models.Run(
+                runId=RUN_ID,
+                facets={"nominalTime": models.NominalTimeRunFacet(nominalStartTime="2026-11-22T10:00:00Z")},
+            ),
+            job=models.Job(
+                namespace="ns", name="job", facets=models.JobFacets(sql=models.SQLJobFacet(query="select 1"))
+            ),
+        )
+    finally:
+        olsdk.set_default_producer("https://github.com/olsdk/olsdk")
+    doc = olsdk.to_dict(event)
+    assert doc["producer"] == "https://example.com/configured"
+    assert doc["schemaURL"] == f"{core()['$id']}#/$defs/RunEvent"
+    assert doc["run"]["facets"]["nominalTime"]["_producer"] == "https://example.com/configured"
+    assert doc["job"]["facets"]["sql"]["_schemaURL"].endswith("/SQLJobFacet.json#/$defs/SQLJobFacet")
+    parsed_time = dt.datetime.fromisoformat(doc["eventTime"])
+    assert parsed_time.tzinfo is not None
+    assert abs(dt.datetime.now(dt.UTC) - parsed_time) < dt.timedelta(minutes=5)
+    assert_valid(doc, core()["$id"])
+
+
+def test_event_time_accepts_aware_datetimes_only() -> None:
+    when = dt.datetime(2026, 11, 22, 10, 0, tzinfo=dt.UTC)
+    event = models.JobEvent(job=models.Job(namespace="n", name="j"), eventTime=when)  # type: ignore[arg-type]
+    assert event.eventTime == "2026-11-22T10:00:00+00:00"
+    with pytest.raises(ValueError, match="eventTime: a datetime needs a time zone"):
+        models.JobEvent(job=models.Job(namespace="n", name="j"), eventTime=dt.datetime(2026, 1, 1))  # type: ignore[arg-type]
+
+
+def test_facet_containers_behave_like_mappings() -> None:
+    facets = models.RunFacets(
+        parent=models.ParentRunFacet(
+            run=models.ParentRunFacetRun(runId=RUN_ID), job=models.ParentRunFacetJob(namespace="a", name="b")
+        ),
+    )
+    facets["myCo_thing"] = facet(a=1)
+    assert set(facets.keys()) == {"parent", "myCo_thing"}
+    assert "parent" in facets and "errorMessage" not in facets
+    assert facets.get("errorMessage") is None
+    with pytest.raises(KeyError):
+        facets["errorMessage"]
+    facets["errorMessage"] = models.ErrorMessageRunFacet(message="m", programmingLanguage="python")
+    assert facets.errorMessage is not None and facets.errorMessage.message == "m"
+    assert set(json.loads(facets.to_json())) == {"parent", "myCo_thing", "errorMessage"}
+
+
+def test_deletion_markers_built_in_python_dump_as_markers() -> None:
+    producer = olsdk.get_default_producer()
+    marker = models.DeletedFacet()
+    assert json.loads(marker.to_json()) == {"_producer": producer, "_deleted": True}
+    facets = models.DatasetFacets(schema=models.DeletedFacet(schemaURL="https://s"), custom_x={"_deleted": True})
+    assert facets.schema is facets["schema"]
+    doc = json.loads(facets.to_json())
+    assert doc["schema"] == {"_producer": producer, "_schemaURL": "https://s", "_deleted": True}
+    # Placed in a facet map, a marker names the schema of what it deletes: the entity's base facet.
+    assert doc["custom_x"] == {"_producer": producer, "_schemaURL": f"{CORE}#/$defs/DatasetFacet", "_deleted": True}
+    run = models.Run(runId=RUN_ID, facets=models.RunFacets(parent=models.DeletedFacet()))
+    assert json.loads(run.to_json())["facets"] == {
+        "parent": {"_producer": producer, "_schemaURL": f"{CORE}#/$defs/RunFacet", "_deleted": True}
+    }
+
+
+def test_unknown_facet_errors_from_python_construction_name_the_key() -> None:
+    with pytest.raises(olsdk.ValidationError, match=r"facets\.custom_x: lacks '_producer'"):
+        models.Run(runId=RUN_ID, facets={"custom_x": {"a": 1}})
+
+
+@pytest.mark.parametrize(
+    ("build", "title", "path", "rule"),
+    [
+        (lambda: models.Run(runId="nope"), "invalid Run", "runId", "not a UUID"),
+        (lambda: models.Job(namespace="ns"), "invalid Job", "name", "required field missing"),
+        (
+            lambda: models.RunEvent(run={"runId": "nope"}, job={"namespace": "n", "name": "j"}),
+            "invalid RunEvent",
+            "run.runId",
+            "not a UUID",
+        ),
+        (
+            lambda: models.RunEvent(
+                run=models.Run(runId=RUN_ID), job=models.Job(namespace="n", name="j"), inputs=[{"namespace": "n"}]
+            ),
+            "invalid RunEvent",
+            "inputs[0].name",
+            "required field missing",
+        ),
+        (lambda: models.SQLJobFacet(query="q", producer="no scheme"), "invalid SQLJobFacet", "_producer", "URI"),
+    ],
+)
+def test_construction_errors_are_olsdk_validation_errors_with_json_paths(
+    build: Any, title: str, path: str, rule: str
+) -> None:
+    with pytest.raises(olsdk.ValidationError) as info:
+        build()
+    assert isinstance(info.value, ValueError)
+    assert str(info.value).startswith(f"{title}: ")
+    assert any(p.path == path and rule in p.rule for p in info.value.problems), info.value.problems
+    assert f"\n  {path}: " in str(info.value)
+
+
+def test_parsing_does_not_go_through_the_construction_path() -> None:
+    # pydantic-core validates parsed JSON without calling a class's __init__ unless the
+    # class has a custom one: the generated classes must not, or parsing would slow down
+    # and fill in what the spec requires senders to send.
+    classes = [c for c in vars(generated).values() if isinstance(c, type) and issubclass(c, _runtime.OLModel)]
+    assert len(classes) > 100
+    assert [c.__name__ for c in classes if c.__pydantic_custom_init__] == []
+
+
+def test_models_and_errors_pickle_and_copy() -> None:
+    event = models.RunEvent(
+        eventType=models.EventType.START,
+        run=models.Run(runId=RUN_ID, facets=models.RunFacets(custom_x=facet(a=1))),
+        job=models.Job(namespace="ns", name="job", facets=models.JobFacets(sql=models.SQLJobFacet(query="q"))),
+    )
+    for copied in (pickle.loads(pickle.dumps(event)), copy.copy(event), copy.deepcopy(event), event.model_copy()):
+        assert copied == event and olsdk.to_dict(copied) == olsdk.to_dict(event)
+    with pytest.raises(olsdk.ValidationError) as info:
+        models.Run(runId="nope")
+    again = pickle.loads(pickle.dumps(info.value))
+    assert str(again) == str(info.value) and again.problems == info.value.problems
+
+
+def test_uuid_and_aware_datetime_values_are_stored_as_their_strings() -> None:
+    import uuid
+
+    from olsdk.client import uuid7
+
+    run_id = uuid7()
+    when = dt.datetime(2026, 11, 22, 10, 30, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+    event = models.RunEvent(
+        run=models.Run(
+            runId=run_id,
+            facets=models.RunFacets(nominalTime=models.NominalTimeRunFacet(nominalStartTime=when, nominalEndTime=None)),
+        ),
+        job=models.Job(namespace="n", name="j"),
+        eventTime=when,
+    )
+    assert event.run.runId == str(run_id) and isinstance(event.run.runId, str)
+    assert event.eventTime == "2026-11-22T10:30:00+02:00"
+    doc = olsdk.to_dict(event)
+    assert doc["run"]["facets"]["nominalTime"] == {
+        "_producer": olsdk.get_default_producer(),
+        "_schemaURL": doc["run"]["facets"]["nominalTime"]["_schemaURL"],
+        "nominalStartTime": "2026-11-22T10:30:00+02:00",
+    }
+    assert olsdk.validate_event(doc) == []
+    assert models.ParentRunFacetRun(runId=uuid.UUID(int=1)).runId == "00000000-0000-0000-0000-000000000001"
+
+
+def test_a_naive_datetime_is_an_error_naming_the_field() -> None:
+    with pytest.raises(olsdk.ValidationError, match=r"nominalStartTime: .*datetime with a time zone"):
+        models.NominalTimeRunFacet(nominalStartTime=dt.datetime(2026, 11, 22, 10, 30))
+    with pytest.raises(olsdk.ValidationError, match=r"eventTime: .*time zone"):
+        models.JobEvent(job=models.Job(namespace="n", name="j"), eventTime=dt.datetime(2026, 11, 22))

@@ -1,0 +1,80 @@
+"""The public API as `docs/api.md` lists it: each public module and its `__all__`.
+
+`python -m tests.support.api_doc > docs/api.md` rewrites the page from the code (the
+first line of each name's docstring); `tests/api/test_exported_members.py` fails when
+the page and the code disagree, so a change of the public API is always a visible one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import sys
+import warnings
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+API_DOC = ROOT / "docs" / "api.md"
+
+# Every module a user may import; everything else under olsdk is private (`_name`).
+PUBLIC_MODULES = (
+    "olsdk",
+    "olsdk.models",
+    "olsdk.facets",
+    "olsdk.naming",
+    "olsdk.client",
+    "olsdk.transports",
+    "olsdk.spark",
+    "olsdk.spark.agent_facets",
+    "olsdk.compat",
+)
+
+INTRO = """# The public API
+
+Everything a user imports comes from these modules; every other module under `olsdk`
+is private (its name starts with `_`) and may change without notice. Each table lists
+the module's `__all__`, checked by `tests/api/test_exported_members.py`. Regenerate the
+page after changing the public API: `python -m tests.support.api_doc > docs/api.md`.
+"""
+
+
+def load(name: str) -> ModuleType:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return importlib.import_module(name)
+
+
+def summary(obj: Any) -> str:
+    doc = inspect.getdoc(obj) if callable(obj) or inspect.isclass(obj) or inspect.ismodule(obj) else None
+    first = (doc or "").strip().split("\n\n")[0].replace("\n", " ")
+    return first.replace("|", "\\|")
+
+
+def render() -> str:
+    parts = [INTRO]
+    for module_name in PUBLIC_MODULES:
+        module = load(module_name)
+        parts.append(f"\n## `{module_name}`\n\n{summary(module)}\n\n| name | what it is |\n|---|---|")
+        for name in module.__all__:
+            parts.append(f"| `{name}` | {summary(getattr(module, name))} |")
+    return "\n".join(parts) + "\n"
+
+
+def documented() -> dict[str, list[str]]:
+    """Module -> the names docs/api.md lists for it, in order."""
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in API_DOC.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"^## `([\w.]+)`$", line)
+        if heading:
+            current = out.setdefault(heading.group(1), [])
+        elif current is not None and (row := re.match(r"^\| `(\w+)` \|", line)):
+            current.append(row.group(1))
+    return out
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render())

@@ -1,0 +1,347 @@
+"""The spec's own JSON Schema, read from spec/ for tests: an independent yardstick.
+
+Nothing here uses the generator's staging: the validator resolves `$ref`s by `$id`
+through a `referencing` registry, and the Hypothesis schemas are inlined here.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import functools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import rfc3986_validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from olsdk._runtime import UUID_PATTERN
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC_DIR = ROOT / "spec"
+
+
+@functools.cache
+def schema_files() -> dict[str, dict[str, Any]]:
+    """Snapshot path -> schema document, for every schema file the manifest lists."""
+    manifest = json.loads((SPEC_DIR / "manifest.json").read_text())
+    return {
+        f["path"]: json.loads((SPEC_DIR / f["path"]).read_text())
+        for f in manifest["files"]
+        if f.get("id") and f["path"].endswith(".json")
+    }
+
+
+@functools.cache
+def core() -> dict[str, Any]:
+    return schema_files()["OpenLineage.json"]
+
+
+@functools.cache
+def registry() -> Registry:
+    resources = [
+        (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012)) for doc in schema_files().values()
+    ]
+    return Registry().with_resources(resources)
+
+
+def validator_for(file_id: str, def_name: str | None = None) -> jsonschema.Draft202012Validator:
+    ref = file_id if def_name is None else f"{file_id}#/$defs/{def_name}"
+    return jsonschema.Draft202012Validator({"$ref": ref}, registry=registry(), format_checker=_format_checker())
+
+
+def assert_valid(document: Any, file_id: str, def_name: str | None = None) -> None:
+    errors = sorted(validator_for(file_id, def_name).iter_errors(document), key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:10])
+
+
+def event_validator() -> jsonschema.Draft202012Validator:
+    return validator_for(core()["$id"])
+
+
+# ---------------------------------------------------------------- Hypothesis schemas
+
+
+def _by_id() -> dict[str, dict[str, Any]]:
+    return {doc["$id"]: doc for doc in schema_files().values()}
+
+
+def inline(file_id: str, def_name: str, max_repeats: int = 1) -> dict[str, Any]:
+    """A self-contained schema for one def: refs inlined, recursion cut off.
+
+    hypothesis-jsonschema cannot follow recursive references; a def that recurs more
+    than `max_repeats` times on one path becomes `false` there (an optional recursive
+    property is then simply absent; a oneOf keeps its other branches). `format: uuid`
+    gets the pattern that format means, since hypothesis-jsonschema has no uuid format.
+    """
+    docs = _by_id()
+
+    def resolve(ref: str, current: str) -> tuple[str, str]:
+        base, _, fragment = ref.partition("#")
+        return (base or current), fragment.removeprefix("/$defs/")
+
+    def walk(node: Any, current: str, path: tuple[tuple[str, str], ...]) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                target = resolve(node["$ref"], current)
+                if path.count(target) >= max_repeats:
+                    return False
+                resolved = walk(copy.deepcopy(docs[target[0]]["$defs"][target[1]]), target[0], (*path, target))
+                siblings = {k: walk(v, current, path) for k, v in node.items() if k not in ("$ref", "description")}
+                if siblings and isinstance(resolved, dict):
+                    return {"allOf": [resolved, siblings]}
+                return resolved
+            out = {k: walk(v, current, path) for k, v in node.items() if k not in ("example", "examples", "deprecated")}
+            if out.get("format") == "uuid" and out.get("type") == "string":
+                out["pattern"] = UUID_PATTERN
+            return out
+        if isinstance(node, list):
+            return [walk(v, current, path) for v in node]
+        return node
+
+    return walk({"$ref": f"{file_id}#/$defs/{def_name}"}, file_id, ())
+
+
+# ---------------------------------------------------------------- the exact yardstick
+#
+# What `olsdk.parse_event` (strict) and `olsdk.validate_event` must agree with, written
+# without olsdk: the spec's documents read from spec/, python-jsonschema, and format
+# checks of its own (RFC 3986 by the `rfc3986-validator` package, RFC 3339 and UUID by
+# the stdlib). The contract, in the spec's terms:
+# - the event is valid against the core schema (its top-level oneOf included);
+# - each facet under a key that a facet file declares (the file's top-level
+#   `properties`) is valid against that file's definition for the facet's entity (the
+#   core base facet the definition extends: RunFacet -> run facets, ...), except a
+#   deletion marker (`"_deleted": true`) where the entity's base facet declares
+#   `_deleted` (job and dataset facets): the core's base facet check is all it gets;
+# - formats are checked: uuid, uri (RFC 3986 URI), date-time (RFC 3339, real calendar,
+#   second up to 60, offset within +-23:59).
+# Errors are reported as (JSON path, keyword) with the path of a missing property ending
+# in the property, and one-branch `anyOf`s (the core's facet maps) and the root `oneOf`
+# (by the branch of the event's kind) replaced by their branch's errors.
+
+_DATE_TIME = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))", re.ASCII
+)
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def is_uuid(value: object) -> bool:
+    if not isinstance(value, str):
+        return True  # formats apply to strings only
+    if len(value) != 36:
+        return False
+    if any(value[i] != "-" for i in (8, 13, 18, 23)):
+        return False
+    return all(ch in _HEX for i, ch in enumerate(value) if i not in (8, 13, 18, 23))
+
+
+def is_uri(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    # RFC 3986 matches "v" of an IPvFuture literal case-insensitively; the validator
+    # package knows only the lower-case "v"
+    return rfc3986_validator.validate_rfc3986(value.replace("[V", "[v"), rule="URI") is not None
+
+
+def is_date_time(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    match = _DATE_TIME.fullmatch(value)
+    if match is None:
+        return False
+    year, month, day, hour, minute, second = (int(match[i]) for i in range(1, 7))
+    try:
+        # RFC 3339 allows year 0000 (a leap year, like 2000); Python's dates start at 1
+        datetime.date(year or 2000, month, day)
+    except ValueError:
+        return False
+    if hour > 23 or minute > 59 or second > 60:
+        return False
+    return match[7] is None or (int(match[7]) <= 23 and int(match[8]) <= 59)
+
+
+def _format_checker() -> jsonschema.FormatChecker:
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checks("uuid")(is_uuid)
+    checker.checks("uri")(is_uri)
+    checker.checks("date-time")(is_date_time)
+    return checker
+
+
+_BASES = {"RunFacet": "run", "JobFacet": "job", "DatasetFacet": "dataset"}
+_BASES.update({"InputDatasetFacet": "inputDataset", "OutputDatasetFacet": "outputDataset"})
+_KINDS = ("RunEvent", "DatasetEvent", "JobEvent")
+
+
+@functools.cache
+def facet_file_defs() -> dict[tuple[str, str], tuple[str, str]]:
+    """(entity, key) -> (file $id, def name), from each facet file's top-level properties."""
+    core_id = core()["$id"]
+    docs = _by_id()
+
+    def base_of(file_id: str, name: str) -> set[str]:
+        found: set[str] = set()
+        for part in docs[file_id]["$defs"][name].get("allOf", []):
+            ref = part.get("$ref", "")
+            target, _, fragment = ref.partition("#/$defs/")
+            if (target or file_id) == core_id and fragment in _BASES:
+                found.add(_BASES[fragment])
+        return found
+
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for file_id, doc in docs.items():
+        if file_id == core_id:
+            continue
+        for key, prop in doc.get("properties", {}).items():
+            refs = [prop] if "$ref" in prop else prop.get("anyOf", []) + prop.get("oneOf", [])
+            for ref in refs:
+                name = ref["$ref"].partition("#/$defs/")[2]
+                members = docs[file_id]["$defs"][name].get("oneOf")
+                names = [m["$ref"].partition("#/$defs/")[2] for m in members] if members else [name]
+                for member in names:
+                    for entity in base_of(file_id, member):
+                        out[(entity, key)] = (file_id, member)
+    return out
+
+
+@functools.cache
+def _exact_validators() -> tuple[Any, dict[str, Any], dict[tuple[str, str], Any]]:
+    checker = _format_checker()
+    cls = jsonschema.Draft202012Validator
+    root = cls({"$ref": core()["$id"]}, registry=registry(), format_checker=checker)
+    kinds = {
+        k: cls({"$ref": f"{core()['$id']}#/$defs/{k}"}, registry=registry(), format_checker=checker) for k in _KINDS
+    }
+    facets = {
+        place: cls({"$ref": f"{file_id}#/$defs/{name}"}, registry=registry(), format_checker=checker)
+        for place, (file_id, name) in facet_file_defs().items()
+    }
+    return root, kinds, facets
+
+
+def _deletable() -> set[str]:
+    defs = core()["$defs"]
+    return {
+        entity
+        for base, entity in _BASES.items()
+        if any("_deleted" in part.get("properties", {}) for part in defs[base].get("allOf", []))
+    }
+
+
+def _flatten(error: Any) -> list[Any]:
+    if error.validator == "anyOf" and len(error.validator_value) == 1:
+        return [leaf for sub in error.context for leaf in _flatten(sub)]
+    return [error]
+
+
+def _where(error: Any) -> str:
+    parts = list(error.absolute_path)
+    if error.validator == "required":
+        missing = [p for p in error.validator_value if isinstance(error.instance, dict) and p not in error.instance]
+        parts.append(missing[0] if len(missing) == 1 else re.findall(r"'([^']*)' is a required", error.message)[0])
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _kind_of(document: dict[str, Any]) -> str | None:
+    # Which branch an invalid event is judged by: the one its required keys name first.
+    if "run" in document and "job" in document:
+        return "RunEvent"
+    if "dataset" in document and not ("job" in document and "run" in document):
+        return "DatasetEvent"
+    if "job" in document and "run" not in document:
+        return "JobEvent"
+    first = next((key for key in ("run", "dataset", "job") if key in document), None)
+    return {"run": "RunEvent", "dataset": "DatasetEvent", "job": "JobEvent"}[first] if first else None
+
+
+def _facet_maps(document: dict[str, Any], kind: str) -> list[tuple[str, str, Any]]:
+    maps: list[tuple[str, str, Any]] = []
+
+    def run_maps(path: str, run: Any) -> None:
+        if isinstance(run, dict) and isinstance(run.get("facets"), dict):
+            maps.append((f"{path}.facets", "run", run["facets"]))
+            parent = run["facets"].get("parent")
+            if isinstance(parent, dict):
+                base = f"{path}.facets.parent"
+                run_maps(f"{base}.run", parent.get("run"))
+                job_maps(f"{base}.job", parent.get("job"))
+                root = parent.get("root")
+                if isinstance(root, dict):
+                    run_maps(f"{base}.root.run", root.get("run"))
+                    job_maps(f"{base}.root.job", root.get("job"))
+
+    def job_maps(path: str, job: Any) -> None:
+        if isinstance(job, dict) and isinstance(job.get("facets"), dict):
+            maps.append((f"{path}.facets", "job", job["facets"]))
+
+    def dataset_maps(path: str, dataset: Any, extra: tuple[str, str] | None) -> None:
+        if not isinstance(dataset, dict):
+            return
+        if isinstance(dataset.get("facets"), dict):
+            maps.append((f"{path}.facets", "dataset", dataset["facets"]))
+        if extra and isinstance(dataset.get(extra[0]), dict):
+            maps.append((f"{path}.{extra[0]}", extra[1], dataset[extra[0]]))
+
+    if kind == "RunEvent":
+        run_maps("run", document.get("run"))
+    if kind in ("RunEvent", "JobEvent"):
+        job_maps("job", document.get("job"))
+        for field, extra in (
+            ("inputs", ("inputFacets", "inputDataset")),
+            ("outputs", ("outputFacets", "outputDataset")),
+        ):
+            items = document.get(field)
+            if isinstance(items, list):
+                for index, item in enumerate(items):
+                    dataset_maps(f"{field}[{index}]", item, extra)
+    if kind == "DatasetEvent":
+        dataset_maps("dataset", document.get("dataset"), None)
+    return maps
+
+
+def exact_errors(document: Any) -> set[tuple[str, str]]:
+    """(path, JSON Schema keyword) of every way `document` breaks the contract above."""
+    root, kinds, facet_validators = _exact_validators()
+    if not isinstance(document, dict):
+        return {("", "type")}
+    errors: list[Any] = []
+    root_errors = list(root.iter_errors(document))
+    kind = _kind_of(document)
+    if not root_errors:
+        kind = next(k for k in _KINDS if kinds[k].is_valid(document))
+    for error in root_errors:
+        if error.validator == "oneOf" and error.context and kind is not None:
+            branch = _KINDS.index(kind)
+            errors += [e for e in error.context if e.relative_schema_path and e.relative_schema_path[0] == branch]
+        else:
+            errors.append(error)
+    flat = [leaf for error in errors for leaf in _flatten(error)]
+    found = {(_where(e), str(e.validator)) for e in flat}
+    if kind is None:
+        return found
+    deletable = _deletable()
+    for path, entity, facets in _facet_maps(document, kind):
+        for key, value in facets.items():
+            check = facet_validators.get((entity, key))
+            if check is None:
+                continue
+            if entity in deletable and isinstance(value, dict) and value.get("_deleted") is True:
+                continue
+            for error in check.iter_errors(value):
+                for leaf in _flatten(error):
+                    inner = _where(leaf)
+                    where = f"{path}.{key}" + (("" if inner.startswith("[") else ".") + inner if inner else "")
+                    found.add((where, str(leaf.validator)))
+    return found
+
+
+def exact_valid(document: Any) -> bool:
+    return not exact_errors(document)

@@ -1,0 +1,116 @@
+"""`olsdk validate`: files, folders, stdin, text and JSON reports, --lenient, exit codes,
+and the progress bar (only when standard error is a terminal: a real pty here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from olsdk._cli import main
+from tests.corpus.events import CORPUS
+
+VALID = [s for s in CORPUS if s.problems == ()]
+INVALID = [s for s in CORPUS if s.problems]
+UNUSABLE = [s for s in CORPUS if s.problems is None]
+
+
+def write_ndjson(path: Path, samples: list[object]) -> Path:
+    path.write_text("".join(json.dumps(s.document) + "\n" for s in samples))  # type: ignore[attr-defined]
+    return path
+
+
+def test_valid_files_exit_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_ndjson(tmp_path / "a.ndjson", VALID)
+    assert main(["validate", str(tmp_path / "a.ndjson")]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(VALID)} events: {len(VALID)} valid, 0 invalid" in out
+
+
+def test_problems_are_printed_as_file_line_path_rule(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_ndjson(tmp_path / "events.ndjson", [*VALID[:2], *INVALID])
+    assert main(["validate", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    for number, sample in enumerate(INVALID, start=3):
+        assert sample.problems
+        for expected in sample.problems:
+            assert any(line.startswith(f"{path}:{number}: {expected}: ") for line in lines), (expected, lines)
+    assert f"{2 + len(INVALID)} events: 2 valid, {len(INVALID)} invalid" in lines
+    assert any("required field missing" in line and line.split()[0].isdigit() for line in lines)  # by rule
+    assert any(line.startswith("https://github.com/apache/airflow") for line in lines)  # by producer
+
+
+def test_folders_json_documents_and_stdin(tmp_path: Path) -> None:
+    folder = tmp_path / "collected"
+    (folder / "deep").mkdir(parents=True)
+    write_ndjson(folder / "deep" / "a.ndjson", VALID[:2])
+    (folder / "b.json").write_text(json.dumps([INVALID[0].document, VALID[0].document], indent=2))
+    (folder / "notes.txt").write_text("not events")
+    result = subprocess.run(
+        [sys.executable, "-m", "olsdk._cli", "validate", "--format", "json", str(folder), "-"],
+        input=json.dumps(VALID[1].document) + "\n\n" + json.dumps(INVALID[1].document) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    summary = records[-1]["summary"]
+    assert (summary["events"], summary["invalid"]) == (6, 2)
+    assert [r["location"] for r in records[:-1]] == [f"{folder / 'b.json'}[0]", "<stdin>:3"]
+    assert records[0]["problems"][0]["path"] == INVALID[0].problems[0]  # type: ignore[index]
+    assert result.stderr == ""  # no progress bar when standard error is not a terminal
+
+
+def test_lenient_counts_readable_and_exits_one_only_for_unreadable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readable = write_ndjson(tmp_path / "readable.ndjson", [*VALID, *INVALID])
+    assert main(["validate", "--lenient", "--quiet", str(readable)]) == 0
+    assert f"leniently: {len(VALID) + len(INVALID)} readable ({len(INVALID)} of them with problems), 0 unreadable" in (
+        capsys.readouterr().out
+    )
+    both = write_ndjson(tmp_path / "both.ndjson", [*INVALID, *UNUSABLE])
+    assert main(["validate", "--lenient", "--format", "json", str(both)]) == 1
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert records[-1]["summary"]["unreadable"] == len(UNUSABLE)
+    assert [r["readable_leniently"] for r in records[:-1]] == [True] * len(INVALID) + [False] * len(UNUSABLE)
+
+
+def test_a_missing_path_is_exit_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(tmp_path / "nope.ndjson")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    path = write_ndjson(tmp_path / "many.ndjson", VALID * 300)
+    leader, follower = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "olsdk._cli", "validate", "--quiet", str(path)],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            env={**os.environ, "COLUMNS": "100"},
+        )
+        os.close(follower)
+        stderr = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            stderr += chunk
+        stdout, _ = process.communicate(timeout=120)
+    finally:
+        os.close(leader)
+    assert process.returncode == 0
+    assert b"events" in stderr and b"%" in stderr  # the bar was drawn...
+    assert b"events" in stdout and b"%]" not in stdout  # ...on standard error only
