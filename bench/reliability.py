@@ -204,7 +204,7 @@ def torn_ndjson(tmp: Path) -> Row:
     events = [event(i) for i in range(4)]
     script = f"""
         from olsdk.client import OpenLineageClient
-        transport = {{"type": "file", "log_file_path": {str(out)!r}}}
+        transport = {{"type": "file", "log_file_path": {str(out)!r}, "append": True}}
         client = OpenLineageClient(config={{"transport": transport}}, environ={{}})
         for e in {events[:3]!r}:
             client.emit(e)

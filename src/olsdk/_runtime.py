@@ -259,7 +259,11 @@ def _exact(schema: Any, cls: type, json_value: CoreSchema) -> None:
             if kind == "model-fields" and allows_extra and "extras_schema" not in node:
                 # A model held as an extra (a registered facet built in Python) stays that
                 # object: the JSON-value schema would read it as an iterable of pairs.
-                node["extras_schema"] = cs.union_schema([cs.is_instance_schema(BaseModel), json_value])
+                # In JSON Schema it stays "any value", as without this line.
+                node["extras_schema"] = cs.union_schema(
+                    [cs.is_instance_schema(BaseModel), json_value],
+                    metadata={"pydantic_js_functions": [lambda _schema, _handler: {}]},
+                )
             continue
         for key in ("schema", "python_schema"):
             if isinstance(node.get(key), dict):

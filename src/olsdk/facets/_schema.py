@@ -17,7 +17,7 @@ the generator (`python -m codegen generate --extra-facets`) unchanged:
 - nested models are inlined (the generator hoists them back into classes), except a
   model that contains itself (a tree of fields, say): it becomes a `$defs` entry of the
   file named `<ClassName><Model>`, as the spec's `SchemaDatasetFacetFields` is;
-- `title`s are dropped, and so is `additionalProperties: true` (absent means the same);
+- `title`s are dropped, and so is `additionalProperties: true` or `{}` (absent means the same);
 - an optional field (not required) loses its `null` branch and a `default: null`:
   OpenLineage leaves a missing value out rather than sending `null` (so leave such a
   field unset rather than setting it to `None`; the generator types every optional
@@ -202,7 +202,7 @@ class _Normaliser:
             return {"$ref": f"#/$defs/{local}", **self.clean(siblings, stack)}
         out: dict[str, Any] = {}
         for keyword, value in node.items():
-            if keyword == "title" or (keyword == "additionalProperties" and value is True):
+            if keyword == "title" or (keyword == "additionalProperties" and value in (True, {})):
                 continue
             if keyword in _SCHEMA:
                 out[keyword] = self.clean(value, stack)
