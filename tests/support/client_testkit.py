@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import socket
+import ssl
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -49,7 +50,7 @@ class LineageServer:
     i.e. what the server accepted.
     """
 
-    def __init__(self, port: int = 0, batch: bool = True) -> None:
+    def __init__(self, port: int = 0, batch: bool = True, tls: ssl.SSLContext | None = None) -> None:
         self.requests: list[Received] = []
         self.events: list[dict[str, Any]] = []
         self.script: deque[Reply] = deque()
@@ -94,8 +95,10 @@ class LineageServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
+        if tls is not None:  # HTTPS: the handshake happens in each handler thread
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True, do_handshake_on_connect=False)
         self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 

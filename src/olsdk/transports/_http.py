@@ -1,5 +1,10 @@
 """The HTTP transport: ``POST {url}/{endpoint}`` with retries, gzip, auth and TLS options.
 
+Posts go through urllib3's connection pools directly. The environment that requests
+would read on every call (proxies, ``NO_PROXY``, CA bundle variables, ``~/.netrc``) is
+resolved once per URL with requests' own helpers, so the behaviour is requests' and a
+post costs about a third of the CPU (the limit of a busy buffered client).
+
 Retries follow urllib3's ``Retry`` built from the ``retry:`` keys (see ``_retry``),
 with attempts run here so that each wait honours ``Retry-After`` and ends early when
 the transport is closed. Auth headers come from a token provider (see ``_auth``).
@@ -10,24 +15,25 @@ With a ``batch:`` section, events are grouped and sent to the spec's
 from __future__ import annotations
 
 import gzip
+import json
 import logging
 import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
-import requests
+import requests.utils
+import urllib3
 import urllib3.exceptions
-from requests.adapters import HTTPAdapter
 
 from olsdk._config import mask_url, meta, scrub
 from olsdk._exceptions import ConfigError, DeliveryError
 from olsdk.transports._auth import AuthSettings, token_provider
 from olsdk.transports._base import Payload, Transport
 from olsdk.transports._buffered import OnFull
-from olsdk.transports._retry import RetrySettings, attempt_error, new_retry, retry_after
+from olsdk.transports._retry import RetrySettings, new_retry, retry_after
 
 __all__ = ["BatchSettings", "HttpSettings", "HttpTransport", "SslContextSettings"]
 
@@ -128,7 +134,6 @@ class HttpTransport(Transport):
         *,
         name: str | None = None,
         priority: int = 0,
-        session: requests.Session | None = None,
     ) -> None:
         super().__init__(name=name, priority=priority)
         self.settings = settings
@@ -148,6 +153,7 @@ class HttpTransport(Transport):
             settings.connect_timeout if settings.connect_timeout is not None else read,
             read,
         )
+        self._timeout = urllib3.Timeout(connect=self.timeout[0], read=self.timeout[1])
         ssl = settings.ssl_context
         self.verify: bool | str = settings.verify
         self.cert: str | tuple[str, str] | None = None
@@ -169,28 +175,36 @@ class HttpTransport(Transport):
         password = urlsplit(settings.url).password
         if password:
             self._secrets.append(password)
-        self._owns_session = session is None
-        self.session = session or requests.Session()
         self._pool_size = 8
-        self._mount_adapter()
+        self._routes: dict[str, _Route] = {}
+        self._routes_lock = threading.Lock()
         self._closing = threading.Event()
 
-    def _mount_adapter(self) -> None:
-        # pooled keep-alive connections; retries are ours, so urllib3 must not retry
-        adapter = HTTPAdapter(pool_connections=2, pool_maxsize=self._pool_size, max_retries=0)
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
+    def _route(self, url: str) -> _Route:
+        """How to reach ``url``: its pool (direct or through a proxy) and its URL-level auth."""
+        route = self._routes.get(url)
+        if route is None:
+            with self._routes_lock:
+                route = self._routes.get(url) or _Route.resolve(url, self)
+                self._routes[url] = route
+        return route
+
+    def _drop_routes(self) -> None:
+        with self._routes_lock:
+            routes, self._routes = list(self._routes.values()), {}
+        for route in routes:
+            route.pool.clear()
 
     def prepare_concurrency(self, senders: int) -> None:
         if senders > self._pool_size:  # one pooled connection per concurrent sender
             self._pool_size = senders
-            self._mount_adapter()
+            self._drop_routes()
 
     def after_fork_in_child(self) -> None:
-        # pooled sockets are shared with the parent: the child must open its own
-        if self._owns_session:
-            self.session = requests.Session()
-            self._mount_adapter()
+        # pooled sockets are shared with the parent: the child must open its own. Clearing
+        # would close the parent's sockets too, so the child's routes are simply forgotten.
+        self._routes = {}
+        self._routes_lock = threading.Lock()
 
     # -- delivery ---------------------------------------------------------------
 
@@ -248,15 +262,15 @@ class HttpTransport(Transport):
             return failed
         except DeliveryError as exc:
             return [(p, exc) for p in chunk]
-        if response.status_code in _NO_BATCH_ENDPOINT:
+        if response.status in _NO_BATCH_ENDPOINT:
             log.info(
                 "no batch endpoint at %s (HTTP %s); sending events one by one",
                 mask_url(self.batch_url),
-                response.status_code,
+                response.status,
             )
             self.batch_supported = False
             return super().send_many(chunk)
-        if response.status_code == _TOO_LARGE:
+        if response.status == _TOO_LARGE:
             # the server's limit is below this body: halve, remember, try the halves in order
             self._batch_byte_limit = max(1, min(self._batch_byte_limit, len(body) // 2))
             half = len(chunk) // 2
@@ -271,19 +285,21 @@ class HttpTransport(Transport):
             response = self._post(self.url, payload.body, give_up_on=frozenset({_TOO_LARGE}))
         except DeliveryError as exc:
             return [(payload, exc)]
-        if response.status_code == _TOO_LARGE:
+        if response.status == _TOO_LARGE:
             reason = (
                 f"the event alone ({len(payload.body)} bytes) is over the size limit of {mask_url(self.url)} (HTTP 413)"
             )
             return [(payload, DeliveryError(reason, target=self.label, retriable=False))]
         return []
 
-    def _batch_outcomes(self, chunk: list[Payload], response: requests.Response) -> list[tuple[Payload, DeliveryError]]:
+    def _batch_outcomes(
+        self, chunk: list[Payload], response: urllib3.BaseHTTPResponse
+    ) -> list[tuple[Payload, DeliveryError]]:
         """Per-event results of a batch (the spec's 200 response body)."""
-        if response.status_code == 204 or not response.content:
+        if response.status == 204 or not response.data:
             return []
         try:
-            report = response.json()
+            report = json.loads(response.data)
         except ValueError:
             return []  # a 2xx without a report: everything was received
         failures = report.get("failed_events") if isinstance(report, dict) else None
@@ -320,7 +336,7 @@ class HttpTransport(Transport):
 
     def _post(
         self, url: str, body: bytes, give_up_on: frozenset[int] = frozenset(), retry_ambiguous: bool = True
-    ) -> requests.Response:
+    ) -> urllib3.BaseHTTPResponse:
         """POST with retries; return the response (2xx or in ``give_up_on``) or raise.
 
         ``retry_ambiguous=False`` (batch posts): a failure after the body was sent (reset,
@@ -330,46 +346,48 @@ class HttpTransport(Transport):
         data = gzip.compress(body, compresslevel=3) if self.settings.compression == "gzip" else body
         retry = new_retry(settings)
         while True:
+            route = self._route(url)
             headers = self._request_headers()
+            if route.auth and "Authorization" not in headers:
+                headers = {**headers, "Authorization": route.auth}
             wait: float | None = None
             try:
-                response = self.session.post(
-                    url,
-                    data=data,
+                response = route.pool.request(
+                    "POST",
+                    route.url,
+                    body=data,
                     headers=headers,
-                    timeout=self.timeout,
-                    verify=self.verify,
-                    cert=self.cert,
-                    allow_redirects=False,  # never resend the body or a client cert elsewhere
+                    timeout=self._timeout,
+                    redirect=False,  # never resend the body or a client cert elsewhere
+                    retries=False,  # retries are ours (below), so each wait can be cut short
                 )
-            except requests.exceptions.RequestException as exc:
+            except urllib3.exceptions.HTTPError as exc:
                 if not retry_ambiguous and _ambiguous(exc):
                     raise _Ambiguous(
                         f"{self._describe(exc, url)}: the body may have arrived", target=self.label
                     ) from None
                 error = self._error(
-                    self._describe(exc, url), retriable=not isinstance(exc, requests.exceptions.SSLError)
+                    self._describe(exc, url), retriable=not isinstance(exc, urllib3.exceptions.SSLError)
                 )
-                cause: Exception = attempt_error(exc)
                 try:
-                    retry = retry.increment("POST", url, error=cause)
+                    retry = retry.increment("POST", url, error=exc)
                 except Exception:  # exhausted, or an error urllib3 does not retry
                     raise error from None
             else:
-                status = response.status_code
+                status = response.status
                 if 200 <= status < 300 or status in give_up_on:
                     return response
                 if status == 401 and self._auth is not None:
                     getattr(self._auth, "invalidate", lambda: None)()  # fetch a new token next time
                 error = self._error(
-                    f"HTTP {status} from {mask_url(url)}: {response.text[:200]!r}",
+                    f"HTTP {status} from {mask_url(url)}: {_text(response)[:200]!r}",
                     retriable=status in (settings.status_forcelist or ()) or status in (408, 429) or status >= 500,
                 )
                 has_retry_after = bool(response.headers.get("Retry-After"))
                 if not retry.is_retry("POST", status, has_retry_after):
                     raise error
                 try:
-                    retry = retry.increment("POST", url, response=response.raw)
+                    retry = retry.increment("POST", url, response=response)
                 except Exception:
                     raise error from None
                 wait = retry_after(retry, settings, response)
@@ -381,16 +399,22 @@ class HttpTransport(Transport):
             if self._closing.wait(wait):
                 raise error
 
-    def _describe(self, exc: requests.exceptions.RequestException, url: str) -> str:
-        if isinstance(exc, requests.exceptions.SSLError):
+    def _describe(self, exc: urllib3.exceptions.HTTPError, url: str) -> str:
+        errors = urllib3.exceptions
+        if isinstance(exc, errors.SSLError):
             return f"TLS error: {exc}"
-        if isinstance(exc, requests.exceptions.ConnectionError) and not isinstance(exc, requests.exceptions.Timeout):
+        if isinstance(exc, errors.ProxyError):
+            return f"cannot reach {mask_url(url)} through the proxy: {type(exc.original_error).__name__}"
+        # a refused or unresolvable connect (urllib3 files it under connect timeouts)
+        if isinstance(exc, errors.NewConnectionError | errors.NameResolutionError):
             return f"cannot connect to {mask_url(url)}: {type(exc).__name__}"
-        if isinstance(exc, requests.exceptions.ConnectTimeout):
+        if isinstance(exc, errors.ConnectTimeoutError):
             return f"cannot connect to {mask_url(url)} within {self.timeout[0]:g}s (connect timeout)"
-        if isinstance(exc, requests.exceptions.Timeout):
+        if isinstance(exc, errors.ReadTimeoutError):
             return f"no response from {mask_url(url)} within {self.timeout[1]:g}s (read timeout)"
-        return f"request failed: {type(exc).__name__}: {exc}"
+        if isinstance(exc, errors.ProtocolError):
+            return f"connection to {mask_url(url)} lost: {_cause(exc)}"
+        return f"request failed: {type(exc).__name__}"
 
     def _error(self, reason: str, retriable: bool = True) -> DeliveryError:
         token = getattr(self._auth, "current", None)
@@ -399,24 +423,78 @@ class HttpTransport(Transport):
 
     def close(self, timeout: float | None = None) -> bool:
         self._closing.set()  # cut short any backoff sleep
-        if self._owns_session:
-            self.session.close()
+        self._drop_routes()
         return True
 
     def __repr__(self) -> str:
         return f"<HttpTransport url={mask_url(self.url)!r}>"
 
 
-def _after_sending(exc: requests.exceptions.ConnectionError) -> bool:
-    """True when the connection broke after the request went out (not a refused connect)."""
-    cause = exc.args[0] if exc.args else None
-    return isinstance(cause, urllib3.exceptions.ProtocolError)
-
-
-def _ambiguous(exc: requests.exceptions.RequestException) -> bool:
+def _ambiguous(exc: urllib3.exceptions.HTTPError) -> bool:
     """A failure after the body was sent: a lost connection or a read timeout."""
-    if isinstance(exc, requests.exceptions.ConnectionError):
-        return not isinstance(
-            exc, requests.exceptions.SSLError | requests.exceptions.ConnectTimeout
-        ) and _after_sending(exc)
-    return isinstance(exc, requests.exceptions.Timeout)
+    return isinstance(exc, urllib3.exceptions.ProtocolError | urllib3.exceptions.ReadTimeoutError)
+
+
+def _cause(exc: urllib3.exceptions.ProtocolError) -> str:
+    """The OS-level reason under a lost connection ("ConnectionResetError"), never a payload."""
+    inner = exc.args[1] if len(exc.args) > 1 else None
+    return type(inner).__name__ if isinstance(inner, BaseException) else "connection closed"
+
+
+def _text(response: urllib3.BaseHTTPResponse) -> str:
+    return (response.data or b"").decode("utf-8", "replace")
+
+
+@dataclass(frozen=True)
+class _Route:
+    """A URL's pool and URL-level auth, resolved from the environment once (as requests
+    would on every call): the proxy for its scheme unless ``NO_PROXY`` matches, the CA
+    bundle (``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE``, else certifi's, as requests), and
+    Basic auth from the URL's ``user:password@`` or ``~/.netrc``; an ``Authorization``
+    header from ``auth``/``custom_headers`` wins over both."""
+
+    url: str  # without user:password
+    pool: urllib3.PoolManager
+    auth: str | None
+
+    @classmethod
+    def resolve(cls, url: str, transport: HttpTransport) -> _Route:
+        parts = urlsplit(url)
+        bare = url
+        user_auth = None
+        if parts.username is not None or parts.password is not None:
+            host = parts.hostname or ""
+            netloc = (f"[{host}]" if ":" in host else host) + (f":{parts.port}" if parts.port else "")
+            bare = urlunsplit(parts._replace(netloc=netloc))
+            user_auth = requests.utils.get_auth_from_url(url)
+        auth = user_auth if user_auth and any(user_auth) else requests.utils.get_netrc_auth(url)
+        header = urllib3.util.make_headers(basic_auth=f"{auth[0]}:{auth[1]}")["authorization"] if auth else None
+        tls: dict[str, object] = {"maxsize": transport._pool_size, "num_pools": 4, "retries": False}
+        verify = transport.verify
+        if verify is True:
+            verify = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or True
+        if verify is False:
+            tls["cert_reqs"] = "CERT_NONE"
+        else:
+            tls["cert_reqs"] = "CERT_REQUIRED"
+            bundle = requests.utils.DEFAULT_CA_BUNDLE_PATH if verify is True else verify
+            tls["ca_cert_dir" if os.path.isdir(bundle) else "ca_certs"] = bundle
+        if isinstance(transport.cert, tuple):
+            tls["cert_file"], tls["key_file"] = transport.cert
+        elif transport.cert:
+            tls["cert_file"] = transport.cert
+        proxy = requests.utils.select_proxy(bare, requests.utils.get_environ_proxies(bare))
+        if proxy:
+            proxy_parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+            proxy_headers = None
+            if proxy_parts.username:
+                user, password = requests.utils.get_auth_from_url(proxy_parts.geturl())
+                proxy_headers = urllib3.util.make_headers(proxy_basic_auth=f"{user}:{password}")
+            pool: urllib3.PoolManager = urllib3.ProxyManager(
+                proxy_parts.geturl(),
+                proxy_headers=proxy_headers,
+                **tls,  # type: ignore[arg-type]
+            )
+        else:
+            pool = urllib3.PoolManager(**tls)  # type: ignore[arg-type]
+        return cls(bare, pool, header)

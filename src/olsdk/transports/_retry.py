@@ -24,11 +24,10 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
-import requests
 import urllib3
 from urllib3.util.retry import Retry
 
-__all__ = ["RetrySettings", "attempt_error", "new_retry", "retry_after"]
+__all__ = ["RetrySettings", "new_retry", "retry_after"]
 
 _RETRY_KEYS = frozenset(inspect.signature(Retry.__init__).parameters) - {"self"}
 
@@ -80,31 +79,12 @@ def new_retry(settings: RetrySettings) -> Retry:
     return Retry(**kwargs)
 
 
-def retry_after(retry: Retry, settings: RetrySettings, response: requests.Response) -> float | None:
+def retry_after(retry: Retry, settings: RetrySettings, response: urllib3.BaseHTTPResponse) -> float | None:
     """The server-requested wait (``Retry-After``), capped; None when absent or unreadable."""
     if not settings.respect_retry_after_header or not response.headers.get("Retry-After"):
         return None
     try:
-        seconds = retry.get_retry_after(response.raw)
+        seconds = retry.get_retry_after(response)
     except urllib3.exceptions.InvalidHeader:
         return None
     return None if seconds is None else min(float(seconds), settings.retry_after_max)
-
-
-def attempt_error(exc: requests.exceptions.RequestException) -> Exception:
-    """The urllib3 error under a requests exception: what ``Retry.increment`` classifies
-    (a connect error, a read error, or another error)."""
-    for candidate in exc.args[:1]:
-        if isinstance(candidate, urllib3.exceptions.MaxRetryError) and candidate.reason is not None:
-            return candidate.reason
-        if isinstance(candidate, urllib3.exceptions.HTTPError):
-            return candidate
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return urllib3.exceptions.ConnectTimeoutError(str(exc))
-    if isinstance(exc, requests.exceptions.ReadTimeout):
-        return urllib3.exceptions.ReadTimeoutError(None, None, str(exc))  # type: ignore[arg-type]
-    if isinstance(exc, requests.exceptions.SSLError):
-        return urllib3.exceptions.SSLError(str(exc))
-    if isinstance(exc, requests.exceptions.ConnectionError):
-        return urllib3.exceptions.ProtocolError(str(exc))
-    return exc
