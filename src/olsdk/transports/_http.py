@@ -145,8 +145,12 @@ class HttpTransport(Transport):
         )
         self.batch_supported: bool | None = None  # unknown until the first batch is posted
         # batch mode degrades instead of giving up: after an ambiguous failure events go
-        # one per post and the unit doubles back with each success; a 413 halves the bytes
-        self._batch_unit = batch.max_events if batch else 1
+        # one per post and the unit doubles back with each success; a 413 halves the bytes.
+        # It also starts at one event (slow start): a server that stores a body and then
+        # drops the connection duplicates what one post carried, so the first posts,
+        # which meet such a fault first, carry what plain mode's do.
+        self._batch_unit = 1
+        self._probe_lock = threading.Lock()
         self._batch_byte_limit = batch.max_bytes if batch else 0
         read = settings.timeout
         self.timeout = (
@@ -244,6 +248,17 @@ class HttpTransport(Transport):
             if not alone:
                 self._batch_unit = min(max_events, self._batch_unit * 2)
             return alone
+        if self.batch_supported is None:
+            # concurrent workers take turns until one post has shown whether the server
+            # has a batch endpoint: one probe, not one per worker
+            with self._probe_lock:
+                if self.batch_supported is None:
+                    return self._post_batch(chunk, max_events)
+        if self.batch_supported is False:
+            return super().send_many(chunk)
+        return self._post_batch(chunk, max_events)
+
+    def _post_batch(self, chunk: list[Payload], max_events: int) -> list[tuple[Payload, DeliveryError]]:
         body = b"[" + b",".join(p.body for p in chunk) + b"]"
         try:
             response = self._post(
