@@ -108,15 +108,16 @@ def facet_places(kind: EventKind) -> list[tuple[str, Entity]]:
 
 
 def event_kind(event: Any) -> EventKind | None:
-    """Which kind of event `event` is (a decoded JSON object or a model); None if none."""
+    """Which kind of event `event` is (a decoded JSON object or a model); None if none.
+
+    An event of kind K holds a field named K (`run`, `dataset`, `job`). A RunEvent holds
+    a `job` too, so a kind whose field more event classes share is tried later.
+    """
     if isinstance(event, Mapping):
-        if "run" in event:
-            return "run"
-        if "dataset" in event:
-            return "dataset"
-        return "job" if "job" in event else None
-    if getattr(event, "run", None) is not None:
-        return "run"
-    if getattr(event, "dataset", None) is not None:
-        return "dataset"
-    return "job" if getattr(event, "job", None) is not None else None
+        return next((kind for kind in _KIND_ORDER if kind in event), None)
+    return next((kind for kind in _KIND_ORDER if getattr(event, kind, None) is not None), None)
+
+
+_KIND_ORDER: tuple[EventKind, ...] = tuple(
+    sorted(EVENT_CLASSES, key=lambda kind: sum(kind in cls.model_fields for cls in EVENT_CLASSES.values()))
+)

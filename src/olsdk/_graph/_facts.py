@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from olsdk._spec import event_kind
+from olsdk._spec import ENTITIES, event_kind
 from olsdk.models import (
     FACET_KEYS,
     ColumnLineageDatasetFacet,
+    Dataset,
     ErrorMessageRunFacet,
     EventType,
     SchemaDatasetFacet,
@@ -59,8 +60,9 @@ NO_TIME: Final = ""  # sorts before every canonical time
 MAX_ERROR_CHARS: Final = 4000
 MAX_FIELD_DEPTH: Final = 8
 
-# The entity kind of the facets in each facet container of a dataset.
-_DATASET_CONTAINERS: Final = (("facets", "dataset"), ("inputFacets", "inputDataset"), ("outputFacets", "outputDataset"))
+# The entity kind of the facets in each facet container of a dataset (the spec's
+# `facets`, `inputFacets`, `outputFacets`), read from the generated metadata.
+_DATASET_CONTAINERS: Final = tuple((e.field, e.name) for e in ENTITIES if issubclass(e.owner, Dataset))
 
 
 def canonical_time(value: Any) -> str:
