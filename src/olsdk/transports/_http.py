@@ -17,6 +17,11 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+
+# requests imports `netrc` on first use, from a worker thread here. A fork during that
+# import leaves the module's import lock held in the child, whose first post then waits
+# on it forever; imported now, the lazy import finds it done.
+import netrc  # noqa: F401
 import os
 import threading
 from collections.abc import Sequence
