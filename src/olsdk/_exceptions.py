@@ -31,14 +31,24 @@ class Problem:
         return f"{self.path or '(event)'}: {self.rule}"
 
 
+# A validator's own name in a location: `function-after[<check>(), LineageJobEntry]`,
+# `list[str]`, `nullable[int]`. JSON keys of that shape do not occur in the spec.
+_VALIDATOR_NAME = re.compile(r"^[a-z][a-z-]*\[.*\]$", re.S)
+
+
+def union_tag(step: int | str) -> bool:
+    """True for the location step pydantic adds to name the union member it tried: a
+    model's class name (`InputSubsetInputDatasetFacet`) or a validator's name. It is not
+    part of the JSON path."""
+    return isinstance(step, str) and (step[:1].isupper() or _VALIDATOR_NAME.match(step) is not None)
+
+
 def _path(loc: tuple[int | str, ...]) -> str:
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part and part[0].isupper() and out:
-            # pydantic names the union member it tried (e.g. 'InputSubsetInputDatasetFacet');
-            # that is not part of the JSON path.
+        elif out and union_tag(part):
             continue
         else:
             out += ("." if out else "") + part

@@ -35,7 +35,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._events import _take_markers
-from olsdk._exceptions import Problem, ValidationError
+from olsdk._exceptions import Problem, ValidationError, union_tag
 from olsdk._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from olsdk._runtime import DeletedFacet, FacetContainer, _Format, _models_in
 from olsdk._spec import EVENT_CLASSES, event_kind
@@ -178,7 +178,7 @@ class _Repair:
         for step in loc:
             if _has_step(node, step):
                 node = node[step]
-            elif isinstance(step, str) and step[:1].isupper():
+            elif union_tag(step):
                 continue  # pydantic names the union member it tried
             elif isinstance(node, dict) and isinstance(step, str):
                 out.append(step)  # a missing key: the last step

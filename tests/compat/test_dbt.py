@@ -101,7 +101,8 @@ def test_dbt_ol_run_delivers_through_olsdk(tmp_path: Path) -> None:
     # run (a job's START before its COMPLETE) it is.
     assert sorted(shape(e) for e in olsdk_server.events) == sorted(shape(e) for e in official_server.events)
     assert per_job_order(olsdk_server.events) == per_job_order(official_server.events)
-    assert all(r.path.endswith("/batch") for r in olsdk_server.requests)  # olsdk's batch mode did the posting
+    # olsdk's batch mode did the posting (it starts at one event per post and doubles)
+    assert any(r.path.endswith("/batch") for r in olsdk_server.requests)
     assert len(olsdk_server.requests) < len(olsdk_server.events)
     for event in olsdk_server.events:
         olsdk.parse_event(json.dumps(event))  # strict: every event is valid

@@ -124,3 +124,32 @@ def test_lenient_keeps_other_wrong_values_as_sent() -> None:
     assert event.inputs[1] == 3
     assert event.outputs[0].name == 7
     assert olsdk.to_dict(event) == document
+
+
+def test_a_record_of_a_one_of_with_nothing_in_it_is_read_leniently_and_named_plainly() -> None:
+    # Found by the property test: a `lineage` entry `{}` matches neither form of the
+    # spec's oneOf; pydantic's location names the validator it tried, which is no JSON key.
+    document = {
+        "eventTime": "2026-11-22T10:00:00Z",
+        "producer": "https://example.com/producer",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "eventType": "COMPLETE",
+        "run": {"runId": "0190d3a4-7b5c-7a3e-9f00-1234567890ab"},
+        "job": {
+            "namespace": "ns",
+            "name": "job",
+            "facets": {
+                "lineage": {
+                    "_producer": "https://example.com/producer",
+                    "_schemaURL": "https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageJobFacet",
+                    "entries": [{"type": "JOB"}, {}],
+                }
+            },
+        },
+    }
+    with pytest.raises(olsdk.ValidationError) as caught:
+        olsdk.parse_event(json.dumps(document))
+    paths = {p.path for p in caught.value.problems}
+    assert paths == {f"job.facets.lineage.entries[1].{name}" for name in ("namespace", "name", "type")}
+    lenient = olsdk.parse_event(json.dumps(document), strict=False)
+    assert olsdk.to_dict(lenient) == document
