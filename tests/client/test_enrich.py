@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import olsdk.models as models
 from olsdk.client import OpenLineageClient
 from olsdk.naming import DATASET_NAME_TRIMMERS
 from tests.support.official import normalised, official_env, official_run_event, to_json
@@ -149,6 +150,20 @@ def dataset(side: str, name: str, **facets: Any) -> Any:
     return cls(namespace="s3://bucket", name=name, facets=facets or {})
 
 
+SUBSET_FACETS = hasattr(models, "InputSubsetInputDatasetFacet")
+
+
+def assert_same_reduction(ours: list[Any], official: list[Any]) -> None:
+    """Equal events; with a spec before the subset facets (`make test-spec-1.30.0`), equal
+    dataset names and no subset facet (the spec has none to record the locations in)."""
+    if SUBSET_FACETS:
+        assert ours == official
+        return
+    for side, facets_key in (("inputs", "inputFacets"), ("outputs", "outputFacets")):
+        assert [d["name"] for d in ours[0][side]] == [d["name"] for d in official[0][side]]
+        assert all("subset" not in (d.get(facets_key) or {}) for d in ours[0][side])
+
+
 def test_dataset_reducing(clean_env: Path, tmp_path: Path) -> None:
     from openlineage.client.facet_v2 import column_lineage_dataset as cl
     from openlineage.client.facet_v2 import schema_dataset
@@ -179,13 +194,14 @@ def test_dataset_reducing(clean_env: Path, tmp_path: Path) -> None:
         }
     }
     official, ours = both(config, [event], tmp_path)
-    assert ours == official
     names = [d["name"] for d in ours[0]["inputs"]]
     assert names == ["/raw/events", "/raw/events", "/logs", "/orders", "/plain/table"]
-    assert ours[0]["inputs"][0]["inputFacets"]["subset"]["inputCondition"] == {
-        "type": "location",
-        "locations": ["/raw/events/dt=2024-01-01", "/raw/events/dt=2024-01-02"],
-    }
+    assert_same_reduction(ours, official)
+    if SUBSET_FACETS:
+        assert ours[0]["inputs"][0]["inputFacets"]["subset"]["inputCondition"] == {
+            "type": "location",
+            "locations": ["/raw/events/dt=2024-01-01", "/raw/events/dt=2024-01-02"],
+        }
     assert ours[0]["outputs"][0]["facets"]["columnLineage"]["fields"]["id"]["inputFields"][0]["name"] == "/raw/events"
     disabled = {
         "dataset": {
@@ -197,7 +213,7 @@ def test_dataset_reducing(clean_env: Path, tmp_path: Path) -> None:
         }
     }
     official, ours = both(disabled, [event], tmp_path / "disabled")
-    assert ours == official
+    assert_same_reduction(ours, official)
     assert ours[0]["inputs"][0]["name"] == "/raw/events/dt=2024-01-01"
 
 

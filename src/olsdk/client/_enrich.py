@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import configparser
 import copy
+import functools
 import importlib
 import logging
 import os
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from olsdk._config import ClientSettings
-from olsdk._generated import _meta
+from olsdk._generated import SPEC_RELEASE, _meta
 from olsdk._generated import models as m
 from olsdk._spec import event_kind
 from olsdk.naming import DATASET_NAME_TRIMMERS
@@ -331,8 +332,8 @@ class Enricher:
 
     def _reduce(self, event: dict[str, Any]) -> None:
         for side, facets_key, subset_cls, condition_key in (
-            ("inputs", "inputFacets", m.InputSubsetInputDatasetFacet, "inputCondition"),
-            ("outputs", "outputFacets", m.OutputSubsetOutputDatasetFacet, "outputCondition"),
+            ("inputs", "inputFacets", _SUBSET_FACETS[0], "inputCondition"),
+            ("outputs", "outputFacets", _SUBSET_FACETS[1], "outputCondition"),
         ):
             datasets = event.get(side)
             if not isinstance(datasets, list) or not datasets:
@@ -351,6 +352,11 @@ class Enricher:
                     merged.append((candidate, {dataset["name"]} if was_trimmed else set()))
                 elif was_trimmed:
                     twin[1].add(dataset["name"])
+            if subset_cls is None:
+                if any(originals for _, originals in merged):
+                    _warn_no_subset_facet()
+                event[side] = [dataset for dataset, _ in merged]
+                continue
             entity = "inputDataset" if side == "inputs" else "outputDataset"
             key = _key(entity, subset_cls)
             out = []
@@ -379,6 +385,23 @@ class Enricher:
             if isinstance(item, dict) and isinstance(item.get("name"), str):
                 item["name"] = self._trim(item["name"])[0]
         return {**dataset, "facets": {**dict(facets or {}), key: lineage}}
+
+
+# The subset facets that record the locations a reduced dataset stands for; spec
+# versions before them (1.30.0) have none, and reduced names then carry no record.
+_SUBSET_FACETS: tuple[type[Any] | None, type[Any] | None] = (
+    getattr(m, "InputSubsetInputDatasetFacet", None),
+    getattr(m, "OutputSubsetOutputDatasetFacet", None),
+)
+
+
+@functools.cache
+def _warn_no_subset_facet() -> None:
+    log.warning(
+        "dataset.reducing_enabled: the spec this olsdk was generated from (%s) has no subset facets; "
+        "reduced datasets do not record the locations they stand for",
+        SPEC_RELEASE,
+    )
 
 
 def _facets(event: dict[str, Any], entity: str) -> dict[str, Any]:
