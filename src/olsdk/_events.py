@@ -15,7 +15,7 @@ from pydantic import BaseModel, Discriminator, Tag, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._exceptions import Problem, ValidationError
-from olsdk._runtime import FacetContainer, _kept_facet, _models_in
+from olsdk._runtime import FacetContainer, _kept_facet, _models_in, dump_json
 from olsdk._spec import EVENT_CLASSES, EventKind, event_kind
 from olsdk._wire import JSONProblem, check_data, decode
 from olsdk.models import DatasetEvent, JobEvent, RunEvent
@@ -235,10 +235,9 @@ def _take_markers(node: Any, cls: type[BaseModel], path: tuple[str | int, ...], 
 
 def to_json(event: BaseModel) -> str:
     """Compact JSON of an event (or any model): JSON names, unset fields left out."""
-    # (warnings=False: a leniently read event may keep a list item of the wrong type as sent.)
-    return event.model_dump_json(exclude_unset=True, warnings=False)
+    return dump_json(event).decode()
 
 
 def to_dict(event: BaseModel) -> dict[str, Any]:
     """The JSON document of an event (or any model) as Python data."""
-    return event.model_dump(mode="json", exclude_unset=True, warnings=False)
+    return event.model_dump(mode="json", exclude_defaults=True, warnings=False)

@@ -285,8 +285,9 @@ class _Repair:
             owner, name = self.owner(event, loc)
             owner.__dict__[name] = value
         for loc in self.unset:
+            # Left out of the model, so that no dump writes it (the attribute reads None).
             owner, name = self.owner(event, loc)
-            owner.__dict__[name] = None
+            owner.__dict__.pop(name, None)
             owner.__pydantic_fields_set__.discard(name)
         # Items first, highest index first, so indexes stay right.
         for loc in sorted(self.list_items, key=lambda k: k[-1], reverse=True):

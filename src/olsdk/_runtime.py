@@ -310,6 +310,17 @@ def _exact_value(holder: Any, key: Any, json_value: CoreSchema, *, optional_fiel
         _exact_value(node, "schema", json_value)
 
 
+def dump_json(model: BaseModel) -> bytes:
+    """Compact JSON of a model, straight from its serializer.
+
+    Defaults are left out rather than unset fields (the cheaper check, and the same
+    output): every default of a generated field is None, which stands for "not sent",
+    and the one other default a marker needs is filled on construction instead.
+    (warnings=False: a leniently read event may keep a list item of the wrong type as sent.)
+    """
+    return model.__pydantic_serializer__.to_json(model, exclude_defaults=True, warnings=False)
+
+
 class OLModel(BaseModel):
     """Base of every generated model: JSON names in and out, unknown fields kept."""
 
@@ -355,13 +366,25 @@ class OLModel(BaseModel):
             return cs.no_info_after_validator_function(functools.partial(_check_dependent, dependent), schema)
         return schema
 
+    if not TYPE_CHECKING:  # for type checkers, a field is always there
+
+        def __getattr__(self, name: str) -> Any:
+            try:
+                return super().__getattr__(name)  # extra keys, private attributes
+            except AttributeError:
+                # A required field a leniently read event did not send (see `_lenient`):
+                # it is not in the model, so no dump writes it; reading it gives None.
+                if name in type(self).__pydantic_fields__:
+                    return None
+                raise
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of this model: JSON names, unset fields left out."""
-        return self.model_dump(mode="json", exclude_unset=True)
+        return self.model_dump(mode="json", exclude_defaults=True)
 
     def to_json(self) -> str:
         """Compact JSON with JSON names and unset fields left out."""
-        return self.model_dump_json(exclude_unset=True)
+        return dump_json(self).decode()
 
 
 class FacetModel(OLModel):
@@ -412,7 +435,9 @@ class DeletedFacet(OLModel):
 
     producer: URIStr | None = None
     schemaURL: URIStr | None = None
-    deleted: bool = True
+    # No default: dumps leave defaults out (see `dump_json`), and a marker must keep its
+    # `_deleted: true`; `__init__` fills it.
+    deleted: bool
 
     model_config = ConfigDict(
         # `_producer` etc. are the wire names; pydantic needs explicit aliases for them.

@@ -308,3 +308,18 @@ def test_dependent_required_is_checked_as_the_schema_says() -> None:
     with pytest.raises(olsdk.ValidationError, match="dependentRequired"):
         olsdk.parse_event(json.dumps(alone))
     assert olsdk.validate_event(alone)
+
+
+def test_a_field_set_to_none_after_construction_is_not_sent() -> None:
+    # The spec has no nullable fields: None means "not sent", whether it came from the
+    # constructor or an assignment, so the dump stays an event strict parsing accepts.
+    job = olsdk.Job(namespace="warehouse", name="daily")
+    job.facets = None
+    assert olsdk.to_json(job) == '{"namespace":"warehouse","name":"daily"}'
+    assert olsdk.to_dict(job) == {"namespace": "warehouse", "name": "daily"}
+
+
+def test_a_deletion_marker_keeps_its_deleted_key_in_every_dump() -> None:
+    marker = models.DeletedFacet()
+    assert json.loads(olsdk.to_json(marker))["_deleted"] is True
+    assert olsdk.to_dict(marker)["_deleted"] is True

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from olsdk._exceptions import Problem, ValidationError
+from olsdk._runtime import dump_json
 
 __all__ = ["Refused", "serialise"]
 
@@ -121,10 +122,8 @@ def serialise(event: Any, max_bytes: int) -> tuple[bytes, dict[str, Any] | None]
     """``(body, data)``: the JSON bytes to send, and the decoded event (None for a model,
     which needs no further check). Raises :class:`Refused`."""
     if isinstance(event, BaseModel):
-        import olsdk
-
         try:
-            raw = olsdk.to_json(event).encode("utf-8")
+            raw = dump_json(event)
         except Exception as exc:  # e.g. a lone surrogate in a string field
             raise Refused(f"the model cannot be serialised: {exc}", _text_of(event)) from None
         _check_size(raw, max_bytes)
