@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from olsdk._spec import ENTITIES, event_kind
+from olsdk.facets import key_of
 from olsdk.models import (
-    FACET_KEYS,
     ColumnLineageDatasetFacet,
     Dataset,
     ErrorMessageRunFacet,
@@ -40,14 +40,9 @@ __all__ = [
 ]
 
 
-def _key(entity: str, facet_class: type) -> str:
-    # The spec names facet keys outside the classes; the generated metadata knows them.
-    return next(key for (kind, key), cls in FACET_KEYS.items() if kind == entity and cls is facet_class)
-
-
-SCHEMA_KEY: Final = _key("dataset", SchemaDatasetFacet)
-COLUMN_LINEAGE_KEY: Final = _key("dataset", ColumnLineageDatasetFacet)
-ERROR_MESSAGE_KEY: Final = _key("run", ErrorMessageRunFacet)
+SCHEMA_KEY: Final = key_of(SchemaDatasetFacet)
+COLUMN_LINEAGE_KEY: Final = key_of(ColumnLineageDatasetFacet)
+ERROR_MESSAGE_KEY: Final = key_of(ErrorMessageRunFacet)
 
 TERMINAL_TYPES: Final = (EventType.COMPLETE.value, EventType.FAIL.value, EventType.ABORT.value)
 ACTIVE_TYPES: Final = (EventType.START.value, EventType.RUNNING.value)

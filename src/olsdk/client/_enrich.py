@@ -36,10 +36,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from olsdk._config import ClientSettings
 from olsdk._generated import SPEC_RELEASE, _meta
 from olsdk._generated import models as m
 from olsdk._spec import event_kind
+from olsdk.facets import key_of
 from olsdk.naming import DATASET_NAME_TRIMMERS
 
 __all__ = ["Enricher", "git_location"]
@@ -50,9 +53,10 @@ _OFFICIAL_TRIMMERS = "openlineage.client.dataset.trimmers."
 _MAX_PASSES = 16
 
 
-def _key(entity: str, cls: type[Any]) -> str:
-    """The facet key the spec gives ``cls`` (from the generated metadata)."""
-    return next(key for (where, key), known in _meta.FACET_KEYS.items() if where == entity and known is cls)
+@functools.cache
+def _key(cls: type[BaseModel]) -> str:
+    """The facet key the spec gives ``cls`` (spec facets' keys never change: cached)."""
+    return key_of(cls)
 
 
 def _stamp(cls: type[Any], producer: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -222,7 +226,7 @@ class Enricher:
         if not found:
             return
         facets = _facets(event, "run")
-        key = _key("run", m.EnvironmentVariablesRunFacet)
+        key = _key(m.EnvironmentVariablesRunFacet)
         current = facets.get(key)
         given = list(current.get("environmentVariables") or []) if isinstance(current, dict) else []
         by_name = {str(v.get("name")): v for v in given if isinstance(v, dict)}
@@ -236,11 +240,11 @@ class Enricher:
         facets[key] = _stamp(m.EnvironmentVariablesRunFacet, self.producer, {"environmentVariables": given + added})
 
     # tags
-    def _tags(self, event: dict[str, Any], entity: str, cls: type[Any], configured: dict[str, str]) -> None:
+    def _tags(self, event: dict[str, Any], entity: str, cls: type[BaseModel], configured: dict[str, str]) -> None:
         if not configured:
             return
         facets = _facets(event, entity)
-        key = _key(entity, cls)
+        key = _key(cls)
         current = facets.get(key) if isinstance(facets.get(key), dict) else None
         existing = [t for t in (current or {}).get("tags") or [] if isinstance(t, dict)]
         user_keys = {k.lower() for k in configured}
@@ -261,7 +265,7 @@ class Enricher:
         if location is None:
             return
         facets = _facets(event, "job")
-        key = _key("job", m.SourceCodeLocationJobFacet)
+        key = _key(m.SourceCodeLocationJobFacet)
         if key not in facets:
             facets[key] = _stamp(m.SourceCodeLocationJobFacet, self.producer, copy.deepcopy(location))
 
@@ -357,8 +361,7 @@ class Enricher:
                     _warn_no_subset_facet()
                 event[side] = [dataset for dataset, _ in merged]
                 continue
-            entity = "inputDataset" if side == "inputs" else "outputDataset"
-            key = _key(entity, subset_cls)
+            key = _key(subset_cls)
             out = []
             for dataset, originals in merged:
                 if originals:
@@ -372,7 +375,7 @@ class Enricher:
         if not isinstance(dataset, dict):
             return dataset
         facets = dataset.get("facets")
-        key = _key("dataset", m.ColumnLineageDatasetFacet)
+        key = _key(m.ColumnLineageDatasetFacet)
         lineage = facets.get(key) if isinstance(facets, dict) else None
         if not isinstance(lineage, dict):
             return dataset
@@ -389,7 +392,7 @@ class Enricher:
 
 # The subset facets that record the locations a reduced dataset stands for; spec
 # versions before them (1.30.0) have none, and reduced names then carry no record.
-_SUBSET_FACETS: tuple[type[Any] | None, type[Any] | None] = (
+_SUBSET_FACETS: tuple[type[BaseModel] | None, type[BaseModel] | None] = (
     getattr(m, "InputSubsetInputDatasetFacet", None),
     getattr(m, "OutputSubsetOutputDatasetFacet", None),
 )
