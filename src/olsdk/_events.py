@@ -58,7 +58,7 @@ def parse_event(data: str | bytes | bytearray | Mapping[str, Any], *, strict: bo
     if strict and (kind is bytes or kind is str):
         text = cast("bytes | str", data)
         try:
-            event: Event = _RUN_EVENT_VALIDATOR.validate_json(text, by_alias=True, by_name=False)
+            event: Event = _RUN_EVENT_VALIDATOR.validate_json(text)
         except PydanticValidationError:
             pass
         else:
@@ -85,20 +85,20 @@ _RUN_EVENT_VALIDATOR = RunEvent.__pydantic_validator__
 
 
 def _validate(data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tried: bool = False) -> Event:
-    # JSON names only: a custom field that happens to be called `producer` in a facet
-    # must stay that field, not fill in the facet's `_producer`.
+    # JSON names only (the models' configuration): a custom field that happens to be
+    # called `producer` in a facet must stay that field, not fill in the facet's `_producer`.
     if isinstance(data, str | bytes | bytearray):
         # Most events are RunEvents: validate straight from the JSON in pydantic-core.
         # The discriminating adapter would first turn the whole document into Python
         # objects to call its discriminator; it serves the other kinds and the errors.
         if not run_event_tried:
             try:
-                event: Event = _RUN_EVENT_VALIDATOR.validate_json(data, by_alias=True, by_name=False)
+                event: Event = _RUN_EVENT_VALIDATOR.validate_json(data)
                 return event
             except PydanticValidationError:
                 pass
-        return _EVENT_ADAPTER.validate_json(data, by_alias=True, by_name=False)
-    return _EVENT_ADAPTER.validate_python(dict(data), by_alias=True, by_name=False)
+        return _EVENT_ADAPTER.validate_json(data)
+    return _EVENT_ADAPTER.validate_python(dict(data))
 
 
 def _check_data(data: Any) -> None:
@@ -165,7 +165,7 @@ def _one_of(document: dict[str, Any], first_error: PydanticValidationError | Non
 def _validate_kind(document: dict[str, Any], kind: EventKind) -> Event:
     cls = EVENT_CLASSES[kind]
     try:
-        return cast("Event", cls.model_validate(document, by_alias=True, by_name=False))
+        return cast("Event", cls.model_validate(document))
     except PydanticValidationError as exc:
         # A deletion marker under a key the spec types (`"schema": {"_deleted": true, ...}`)
         # cannot be validated as that facet: take such markers out, validate the rest,
@@ -177,7 +177,7 @@ def _validate_kind(document: dict[str, Any], kind: EventKind) -> Event:
     if not markers:
         raise ValidationError.from_pydantic(first) from None
     try:
-        event = cast("Event", cls.model_validate(stripped, by_alias=True, by_name=False))
+        event = cast("Event", cls.model_validate(stripped))
     except PydanticValidationError as exc:
         raise ValidationError.from_pydantic(exc) from None
     problems: list[Problem] = []

@@ -143,7 +143,7 @@ class _Repair:
     def run(self) -> Any:
         for _ in range(_MAX_ROUNDS):
             try:
-                event = self.cls.model_validate(self.work, by_alias=True, by_name=False)
+                event = self.cls.model_validate(self.work)
             except PydanticValidationError as exc:
                 errors = exc.errors(include_url=False)
                 if not self.repair(errors):
@@ -306,7 +306,7 @@ class _Repair:
         for path, key, marker in self.markers:
             container = self.resolve(event, tuple(_json_step(event, path)))
             try:
-                value: Any = DeletedFacet.model_validate(marker, by_alias=True, by_name=False)
+                value: Any = DeletedFacet.model_validate(marker)
             except PydanticValidationError:
                 value = marker
             container.hold(key, value)

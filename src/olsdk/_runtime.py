@@ -321,29 +321,43 @@ def dump_json(model: BaseModel) -> bytes:
     return model.__pydantic_serializer__.to_json(model, exclude_defaults=True, warnings=False)
 
 
+def _construct(model: BaseModel, data: dict[str, Any]) -> None:
+    """Validate `data` (keyword arguments) into `model`, a model built in Python.
+
+    Python callers may use attribute names (`producer`) as well as JSON names
+    (`_producer`), and `field=None` means "not sent": the spec has no nullable fields,
+    so parsing refuses `null` (see `_exact`), while a Python caller may pass `None` for
+    any optional field and gets it left out, as if not given. Problems are reported the
+    way parsing reports them: `olsdk.ValidationError` with `<JSON path>: <rule>` lines.
+    The subclasses' `__init__` call this directly: one Python frame per object, the
+    cost that dominates building an event in Python.
+    """
+    for value in data.values():
+        # (`None in data.values()` would call each model value's `__eq__`.)
+        if value is None:
+            data = {key: value for key, value in data.items() if value is not None}
+            break
+    try:
+        model.__pydantic_validator__.validate_python(data, self_instance=model, by_name=True)
+    except PydanticValidationError as exc:
+        raise ValidationError.from_pydantic(exc, title=_invalid(type(model)), model=type(model)) from None
+
+
 class OLModel(BaseModel):
     """Base of every generated model: JSON names in and out, unknown fields kept."""
 
     model_config = ConfigDict(
         extra="allow",
+        # Parsing takes JSON names only, set here rather than passed on every call (that
+        # costs a few percent of a parse); building in Python takes both (`_construct`).
         validate_by_alias=True,
-        validate_by_name=True,
+        validate_by_name=False,
         serialize_by_alias=True,
         protected_namespaces=(),
     )
 
     def __init__(self, /, **data: Any) -> None:
-        # `field=None` from Python means "not sent": the spec has no nullable fields, so
-        # parsing refuses `null` (see `_exact`), while a Python caller may pass `None`
-        # for any optional field and gets it left out, as if not given.
-        if None in data.values():
-            data = {key: value for key, value in data.items() if value is not None}
-        # Building a model in Python reports problems the way parsing does:
-        # `olsdk.ValidationError` with `<JSON path>: <rule>` lines.
-        try:
-            super().__init__(**data)
-        except PydanticValidationError as exc:
-            raise ValidationError.from_pydantic(exc, title=_invalid(type(self)), model=type(self)) from None
+        _construct(self, data)
 
     # Tell pydantic this __init__ is for Python callers only: without the flag it would
     # also call it (and every subclass's) while validating parsed JSON, a Python call per
@@ -400,11 +414,15 @@ class FacetModel(OLModel):
             url = type(self).__olsdk_schema_url__
             if url is not None:
                 data["_schemaURL"] = url
-        super().__init__(**data)
+        _construct(self, data)
 
     # For Python callers only (see OLModel): parsing must not fill in what the spec
     # requires the sender to send.
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+
+# Event class -> its schema URL (`<core $id>#/$defs/<class name>`), made once per class.
+_EVENT_SCHEMA_URLS: dict[type, str] = {}
 
 
 class EventModel(OLModel):
@@ -414,9 +432,14 @@ class EventModel(OLModel):
     __olsdk_core_id__: ClassVar[str] = ""
 
     def __init__(self, /, **data: Any) -> None:
-        data.setdefault("producer", _producer)
+        if "producer" not in data:
+            data["producer"] = _producer
         if "schemaURL" not in data:
-            data["schemaURL"] = f"{type(self).__olsdk_core_id__}#/$defs/{type(self).__name__}"
+            cls = type(self)
+            url = _EVENT_SCHEMA_URLS.get(cls)
+            if url is None:
+                url = _EVENT_SCHEMA_URLS[cls] = f"{cls.__olsdk_core_id__}#/$defs/{cls.__name__}"
+            data["schemaURL"] = url
         event_time = data.get("eventTime")
         if event_time is None:
             data["eventTime"] = utc_now()
@@ -425,7 +448,7 @@ class EventModel(OLModel):
                 problem = Problem("eventTime", "a datetime needs a time zone (the spec requires an offset)", event_time)
                 raise ValidationError([problem], title=_invalid(type(self)))
             data["eventTime"] = event_time.isoformat()
-        super().__init__(**data)
+        _construct(self, data)
 
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
 
@@ -450,7 +473,7 @@ class DeletedFacet(OLModel):
             data["_deleted"] = True
         if "_producer" not in data and "producer" not in data:
             data["_producer"] = _producer
-        super().__init__(**data)
+        _construct(self, data)
 
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
 
@@ -491,7 +514,7 @@ class FacetContainer(OLModel):
                 deletions[self._alias_of(key)] = DeletedFacet(**data.pop(key))
             elif isinstance(value, DeletedFacet):
                 deletions[self._alias_of(key)] = data.pop(key)
-        super().__init__(**data)
+        _construct(self, data)
         entity = type(self).__olsdk_entity__
         for key, value in deletions.items():
             self.hold(key, _kept_facet(entity, key, value))
@@ -637,7 +660,7 @@ def _check_base(entity: str, value: Any) -> None:
     if base is None:
         return
     try:
-        base.__pydantic_validator__.validate_python(value, by_alias=True, by_name=False)
+        base.__pydantic_validator__.validate_python(value)
     except PydanticValidationError as exc:
         problem = ValidationError.from_pydantic(exc, model=base).problems[0]
         if problem.rule == "required field missing":
@@ -680,7 +703,7 @@ def _kept_facet(entity: str, key: str, value: Any) -> Any:
     facet_class = _registry.lookup(entity, key)
     if facet_class is not None:
         try:
-            return facet_class.model_validate(value, by_alias=True, by_name=False)
+            return facet_class.model_validate(value)
         except PydanticValidationError as exc:
             first = ValidationError.from_pydantic(exc, model=facet_class).problems[0]
             raise ValueError(

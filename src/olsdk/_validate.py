@@ -130,7 +130,7 @@ class _Engine:
                 if facet_class is None:  # pragma: no cover - registered above
                     continue
                 try:
-                    facet_class.model_validate(value, by_alias=True, by_name=False)
+                    facet_class.model_validate(value)
                 except PydanticValidationError as exc:
                     where = f"{path}.{key}"
                     for problem in ValidationError.from_pydantic(exc, model=facet_class).problems:
