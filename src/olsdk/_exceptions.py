@@ -80,6 +80,8 @@ def _rule(error: Any) -> str:
     return str(error["msg"])
 
 
+OTHER_FORM = "olsdk_other_form"  # (`_runtime.OTHER_FORM`; this module imports no other)
+
 _KEYED_RULE = re.compile(r"^facet '(?P<key>[^']+)': (?P<rule>.*)$", re.S)
 
 
@@ -111,7 +113,12 @@ class ValidationError(OlsdkError, ValueError):
         """The problems of a pydantic error; `model`, when given, names its fields by their JSON names."""
         problems: list[Problem] = []
         seen: set[tuple[str, str]] = set()
-        for error in exc.errors(include_url=False):
+        errors = exc.errors(include_url=False)
+        for error in errors:
+            # "Not a deletion marker" (see `_runtime.OTHER_FORM`): the errors of the form
+            # the facet has say what is wrong with it.
+            if error["type"] == OTHER_FORM and len(errors) > 1:
+                continue
             loc = tuple(error["loc"])
             # The event dispatcher adds the event kind (its tag) as the first location part.
             if loc and exc.title.startswith("tagged-union"):

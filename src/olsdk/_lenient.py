@@ -35,7 +35,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._events import _take_markers
-from olsdk._exceptions import Problem, ValidationError, union_tag
+from olsdk._exceptions import OTHER_FORM, Problem, ValidationError, union_tag
 from olsdk._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from olsdk._runtime import DeletedFacet, FacetContainer, _Format, _models_in
 from olsdk._spec import EVENT_CLASSES, event_kind
@@ -145,7 +145,8 @@ class _Repair:
             try:
                 event = self.cls.model_validate(self.work)
             except PydanticValidationError as exc:
-                errors = exc.errors(include_url=False)
+                # "Not a deletion marker" errors: the facet's own errors say what to repair.
+                errors = [e for e in exc.errors(include_url=False) if e["type"] != OTHER_FORM]
                 if not self.repair(errors):
                     raise ValidationError.from_pydantic(exc) from None
                 continue
@@ -206,8 +207,12 @@ class _Repair:
         if any(facet == held[: len(facet)] for held in self.held):
             return False  # already verbatim
         kind = error["type"]
-        if kind in _FORMAT_ERRORS and isinstance(self.get(self.original, loc), str):
-            return self.keep_wire_string(loc, error)
+        if (
+            kind in _FORMAT_ERRORS
+            and isinstance(self.get(self.original, loc), str)
+            and self.keep_wire_string(loc, error)
+        ):
+            return True  # (in a facet no class types, such as an unknown key's, the facet is kept whole)
         if kind == "missing" and len(loc) == len(facet) + 1 and loc[-1] in _FACET_BASE_FIELDS:
             self.set(self.work, loc, _PLACEHOLDERS[URI_PATTERN])
             self.unset.add(loc)

@@ -9,6 +9,7 @@ two classes claim for one entity is an error, never a silent overwrite.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from pydantic import BaseModel
 
@@ -17,6 +18,23 @@ from olsdk._exceptions import FacetKeyConflict
 _lock = threading.Lock()
 _spec: dict[tuple[str, str], type[BaseModel]] = {}
 _custom: dict[tuple[str, str], type[BaseModel]] = {}
+# Called with the entity after a custom facet is registered or unregistered for it
+# (the runtime switches that entity's facet maps between a C no-op and a Python hook).
+_listeners: list[Callable[[str], None]] = []
+
+
+def on_change(listener: Callable[[str], None]) -> None:
+    _listeners.append(listener)
+
+
+def has_custom(entity: str) -> bool:
+    """Whether any custom facet class is registered for `entity`."""
+    return any(registered_entity == entity for registered_entity, _key in _custom)
+
+
+def _changed(entity: str) -> None:
+    for listener in _listeners:
+        listener(entity)
 
 
 def _check_entity(entity: str) -> None:
@@ -52,11 +70,14 @@ def register(entity: str, key: str, facet_class: type[BaseModel]) -> None:
                 f"{_qualname(facet_class)} cannot claim it too (unregister it first)"
             )
         _custom[(entity, key)] = facet_class
+    _changed(entity)
 
 
 def unregister(entity: str, key: str) -> type[BaseModel] | None:
     with _lock:
-        return _custom.pop((entity, key), None)
+        removed = _custom.pop((entity, key), None)
+    _changed(entity)
+    return removed
 
 
 def lookup(entity: str, key: str) -> type[BaseModel] | None:

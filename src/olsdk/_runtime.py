@@ -35,7 +35,7 @@ from pydantic_core import CoreSchema, PydanticCustomError
 from pydantic_core import core_schema as cs
 from typing_extensions import TypeAliasType
 
-from olsdk import _registry
+from olsdk import _exceptions, _registry
 from olsdk._exceptions import Problem, ValidationError
 from olsdk._formats import DATETIME_PATTERN as DATETIME_PATTERN
 from olsdk._formats import FORMAT_RULES
@@ -346,6 +346,9 @@ def _construct(model: BaseModel, data: dict[str, Any]) -> None:
 class OLModel(BaseModel):
     """Base of every generated model: JSON names in and out, unknown fields kept."""
 
+    # True on `FacetContainer` (defined below, so its schema hook cannot name it here).
+    __olsdk_facet_map__: ClassVar[bool] = False
+
     model_config = ConfigDict(
         extra="allow",
         # Parsing takes JSON names only, set here rather than passed on every call (that
@@ -372,6 +375,8 @@ class OLModel(BaseModel):
             return cast("CoreSchema", built)
         schema = handler(source)
         _exact(schema, cls, _json_value(handler))
+        if cls.__olsdk_facet_map__ and "__olsdk_facet_map__" not in cls.__dict__:  # the generated maps
+            _facet_map_schema(schema, cls, handler)
         # JSON Schema `dependentRequired` (generated as a table in the class's module, which
         # is still being executed here): checked after the model is built, for those few classes.
         module = sys.modules.get(cls.__module__)
@@ -489,11 +494,12 @@ def _is_deletion(value: Any) -> bool:
 class FacetContainer(OLModel):
     """A typed facet map: spec keys are fields, every other key is kept by name.
 
-    Validation itself stays in pydantic-core (a Python validator here would make
-    pydantic turn every container's JSON into Python objects first, about half the
-    parse time); what needs Python happens after it, only for the keys the spec does
-    not define: `adopt_extras` turns deletion markers into `DeletedFacet` and
-    registered keys into their classes. `olsdk.parse_event` and `__init__` call it.
+    Validation happens in pydantic-core alone (see `_facet_map_schema`): a deletion
+    marker becomes a `DeletedFacet` under any key, and any other key the spec does not
+    define must hold a facet (an object with `_producer` and `_schemaURL`). Python runs
+    only while a custom facet class is registered for the entity: the post-init hook
+    then types the registered keys (a Python hook on every map costs a quarter of
+    parsing a small event).
     """
 
     # Set by the generated metadata: which entity's facets this container holds, and
@@ -502,6 +508,11 @@ class FacetContainer(OLModel):
     __olsdk_keys__: ClassVar[frozenset[str]] = frozenset()
     # The typed fields whose facet class can carry `_deleted` (job and dataset facets).
     __olsdk_deletable__: ClassVar[frozenset[str]] = frozenset()
+    # What pydantic-core calls on every map it builds (`post_init` in its schema): `id`,
+    # a C function that ignores its argument, while no custom facet is registered for
+    # the entity; `_type_registered_facets` while one is (see `_custom_facets_changed`).
+    __olsdk_post_init__: ClassVar[Any] = id
+    __olsdk_facet_map__: ClassVar[bool] = True
 
     def __init__(self, /, **data: Any) -> None:
         # A deletion marker under a typed key cannot be validated as that key's facet
@@ -531,46 +542,6 @@ class FacetContainer(OLModel):
         if extra is None:  # pragma: no cover - containers always allow extra keys
             raise TypeError(f"{type(self).__name__} must allow extra keys")
         return extra
-
-    def model_post_init(self, context: Any, /) -> None:
-        # Runs after pydantic-core has built the container, on every path (parsed
-        # JSON, dicts, keyword arguments): a Python hook here, unlike a validator,
-        # does not make pydantic turn the container's JSON into Python objects first.
-        if self.__pydantic_extra__ or type(self).__olsdk_deletable__:
-            problems = self.adopt_extras()
-            if problems:
-                key, rule = problems[0]
-                raise ValueError(f"facet {key!r}: {rule}")
-
-    def adopt_extras(self) -> list[tuple[str, str]]:
-        """Type what pydantic-core left untyped; return (key, problem) pairs.
-
-        Keys the spec does not define become their registered class, a `DeletedFacet`,
-        or stay plain data after a check that they are facets. A spec facet that
-        arrived as a deletion marker (the spec lets `SchemaDatasetFacet` be sent with
-        only `_deleted: true`) moves to a `DeletedFacet` under its key as well.
-        """
-        cls = type(self)
-        if cls.__olsdk_deletable__:
-            values = self.__dict__
-            for name in self.__pydantic_fields_set__ & cls.__olsdk_deletable__:
-                if getattr(values[name], "deleted", None) is True:
-                    self._move_deletion(name)
-        extra = self.__pydantic_extra__
-        if not extra:
-            return []
-        problems: list[tuple[str, str]] = []
-        entity = cls.__olsdk_entity__
-        for key, value in extra.items():
-            try:
-                extra[key] = _kept_facet(entity, key, value)
-            except ValueError as exc:
-                problems.append((key, str(exc)))
-        return problems
-
-    def _move_deletion(self, name: str) -> None:
-        marker = DeletedFacet.model_validate(self.__dict__[name].model_dump(mode="json", exclude_unset=True))
-        self.hold(type(self).__pydantic_fields__[name].alias or name, marker)
 
     def hold(self, key: str, value: Any) -> None:
         """Keep `value` under `key` as it is, outside the typed field of that key if any.
@@ -647,6 +618,156 @@ class FacetContainer(OLModel):
 
     def __len__(self) -> int:
         return len(self.as_mapping())
+
+
+OTHER_FORM = _exceptions.OTHER_FORM
+"""The error type of a facet that could have been a deletion marker and is not: the
+errors of what it is say what is wrong, so `olsdk.ValidationError` leaves this one out."""
+
+
+def _model_node(schema: Any, cls: type) -> Any:
+    """The `model` node of `cls` in its own schema (at the top or among the definitions)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if node.get("type") == "model" and node.get("cls") is cls:
+            return node
+        if node.get("type") == "definitions":
+            stack.append(node["schema"])
+            stack.extend(node["definitions"])
+        elif isinstance(node.get("schema"), dict):
+            stack.append(node["schema"])
+    raise TypeError(f"no model schema for {cls.__name__}")  # pragma: no cover - pydantic always makes one
+
+
+def _entity_base_of(container: type[BaseModel]) -> type[BaseModel] | None:
+    """The spec base facet of a map's entity (`RunFacet`), found from its typed facets."""
+    for info in container.model_fields.values():
+        for facet_class in _models_in(info.annotation):
+            for klass in facet_class.__mro__:
+                parent = klass.__base__
+                if parent is not None and parent.__base__ is FacetModel:
+                    return klass
+    return None
+
+
+def _facet_check(base: type[BaseModel] | None, json_value: CoreSchema) -> CoreSchema:
+    """A facet under a key the spec does not define, checked as the entity's base facet
+    checks it (`_producer` and `_schemaURL` URIs, `_deleted` a boolean where the base
+    has it) and kept as the JSON object it is."""
+    name = base.__name__ if base is not None else "BaseFacet"
+    uri = cs.str_schema(pattern=URI_PATTERN, strict=True)
+
+    def present(key: str) -> CoreSchema:
+        fields = {key: cs.typed_dict_field(cs.any_schema())}
+        return cs.custom_error_schema(
+            cs.typed_dict_schema(fields, extra_behavior="allow"),
+            "value_error",
+            custom_error_context={"error": f"lacks {key!r}, which every facet must have ({name})"},
+        )
+
+    checked = {"_producer": cs.typed_dict_field(uri), "_schemaURL": cs.typed_dict_field(uri)}
+    if base is not None and "deleted" in base.model_fields:
+        checked["_deleted"] = cs.typed_dict_field(cs.bool_schema(strict=True), required=False)
+    as_object = cs.custom_error_schema(
+        cs.dict_schema(),
+        "value_error",
+        custom_error_context={"error": "a facet must be a JSON object"},
+    )
+    return cs.chain_schema(
+        [
+            as_object,
+            present("_producer"),
+            present("_schemaURL"),
+            cs.typed_dict_schema(checked, extra_behavior="allow", extras_schema=json_value),
+        ]
+    )
+
+
+def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaHandler) -> None:
+    """Make a facet map's schema do in pydantic-core what the spec asks of its keys.
+
+    - every key: a deletion marker (`"_deleted": true`) becomes a `DeletedFacet`, tried
+      first (a facet class with no required field would take a marker as itself);
+    - keys the spec does not define: a facet of the entity, kept as its JSON object
+      (a registered custom facet class or a model built in Python stays that object);
+    - the post-init hook is `__olsdk_post_init__`, a C no-op until a custom facet is
+      registered for the entity.
+    """
+    node = _model_node(schema, cls)
+    node["post_init"] = "__olsdk_post_init__"
+    base = _entity_base_of(cls)
+    check = _facet_check(base, _json_value(handler))
+    # The marker's own errors are left out (`OTHER_FORM`): a marker that fails is not
+    # a facet either, and that alternative reports the same problems.
+    marker = cs.custom_error_schema(
+        cs.tagged_union_schema(
+            {True: cs.chain_schema([check, handler.generate_schema(DeletedFacet)])}, discriminator="_deleted"
+        ),
+        OTHER_FORM,
+        custom_error_message="not a deletion marker",
+    )
+    built = cs.custom_error_schema(cs.is_instance_schema(BaseModel), OTHER_FORM, custom_error_message="not a model")
+    # Each value is dumped by its own class (any-serialization): a union serializer would
+    # first try it against each member.
+    by_value = cs.simple_ser_schema("any")
+    fields = node["schema"]
+    for name, field in fields["fields"].items():
+        holder = field["schema"]  # `default` (None) around the facet class
+        if holder.get("type") != "default":
+            continue
+        annotation = cls.model_fields[name].annotation
+        if any("deleted" in model.model_fields for model in _models_in(annotation)):
+            holder["schema"] = cs.union_schema(
+                [(marker, "DeletedFacet"), (holder["schema"], "Facet")], mode="left_to_right", serialization=by_value
+            )
+    unknown = cs.union_schema([(marker, "DeletedFacet"), (check, "Facet")], mode="left_to_right")
+    fields["extras_schema"] = cs.json_or_python_schema(
+        json_schema=unknown,
+        python_schema=cs.union_schema(
+            [(built, "Model"), (marker, "DeletedFacet"), (check, "Facet")],
+            mode="left_to_right",
+        ),
+        serialization=by_value,
+        # In JSON Schema a facet map's other keys stay "any value", as before.
+        metadata={"pydantic_js_functions": [lambda _schema, _handler: {}]},
+    )
+
+
+def _type_registered_facets(self: FacetContainer, _context: Any, /) -> None:
+    """The post-init hook while a custom facet class is registered for the map's entity:
+    the keys registered become their classes (pydantic-core has checked they hold facets)."""
+    extra = self.__pydantic_extra__
+    if not extra:
+        return
+    entity = type(self).__olsdk_entity__
+    for key, value in extra.items():
+        if type(value) is not dict:
+            continue  # a marker, or an object built in Python
+        facet_class = _registry.lookup(entity, key)
+        if facet_class is None:
+            continue
+        try:
+            extra[key] = facet_class.model_validate(value)
+        except PydanticValidationError as exc:
+            first = ValidationError.from_pydantic(exc, model=facet_class).problems[0]
+            raise ValueError(
+                f"facet {key!r}: does not match its registered class {facet_class.__name__}: "
+                f"{first.path or '(facet)'}: {first.rule}"
+            ) from None
+
+
+# Entity -> its facet map classes (one each today), for `_custom_facets_changed`.
+_CONTAINERS: dict[str, list[type[FacetContainer]]] = {}
+
+
+def _custom_facets_changed(entity: str) -> None:
+    hook = _type_registered_facets if _registry.has_custom(entity) else id
+    for container in _CONTAINERS.get(entity, ()):
+        container.__olsdk_post_init__ = hook
+
+
+_registry.on_change(_custom_facets_changed)
 
 
 # Entity -> its spec base facet class (`run` -> RunFacet), set by `bind_metadata`.
@@ -743,6 +864,9 @@ def bind_metadata(
         if not issubclass(container, FacetContainer):
             raise TypeError(f"{container!r} is not a facet container class")
         container.__olsdk_entity__ = entity
+        if container not in _CONTAINERS.setdefault(entity, []):
+            _CONTAINERS[entity].append(container)
+        _custom_facets_changed(entity)
         container.__olsdk_keys__ = frozenset((info.alias or name) for name, info in container.model_fields.items())
         for name, info in container.model_fields.items():
             if hasattr(BaseModel, name):

@@ -308,3 +308,18 @@ def test_key_of_an_unregistered_class_says_how_to_register_it() -> None:
 
     with pytest.raises(LookupError, match="register_facet"):
         key_of(SomeRunFacet)
+
+
+def test_facet_maps_run_python_only_while_a_custom_facet_is_registered() -> None:
+    # pydantic-core calls `__olsdk_post_init__` on every facet map it builds: the C
+    # no-op `id` while no custom facet is registered for the entity (parsing runs no
+    # Python), the hook that types registered keys while one is.
+    cls = stats_class()
+    assert RunFacets.__olsdk_post_init__ is not id
+    document = run_event({"myCompany_statistics": cls(rows=3).to_dict()})
+    assert isinstance(olsdk.parse_event(document).run.facets["myCompany_statistics"], cls)  # type: ignore[union-attr]
+    unregister_facet(cls)
+    assert (RunFacets.__olsdk_post_init__ is id) is not _registry.has_custom("run")
+    if not _registry.has_custom("run"):
+        event = olsdk.parse_event(document)
+        assert type(event.run.facets["myCompany_statistics"]) is dict  # type: ignore[union-attr]

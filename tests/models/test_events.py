@@ -103,6 +103,26 @@ def test_deletion_markers_parse_for_any_key_and_dump_back() -> None:
     assert text.count('"schema"') == 1 and text.count('"custom_x"') == 1
 
 
+def test_deletion_markers_are_typed_by_the_models_validator_alone() -> None:
+    # The validator `parse_event` tries first types a marker itself, also under a typed
+    # key whose facet has required fields (`documentation` needs `description`).
+    deleted = {"_producer": "https://p", "_schemaURL": "https://s", "_deleted": True}
+    doc = run_event(job={"namespace": "ns", "name": "job", "facets": {"documentation": deleted, "custom_x": deleted}})
+    event = models.RunEvent.model_validate_json(json.dumps(doc))
+    facets = event.job.facets
+    assert facets is not None
+    assert isinstance(facets["documentation"], models.DeletedFacet) and facets.documentation is facets["documentation"]
+    assert isinstance(facets["custom_x"], models.DeletedFacet)
+    assert olsdk.to_dict(event) == doc
+    # A marker that is not a facet is refused with the facet's problems (no "not a marker" noise).
+    lacking = run_event(job={"namespace": "ns", "name": "job", "facets": {"custom_x": {"_deleted": True}}})
+    with pytest.raises(olsdk.ValidationError) as refused:
+        olsdk.parse_event(lacking)
+    assert [str(p) for p in refused.value.problems] == [
+        "job.facets.custom_x: lacks '_producer', which every facet must have (JobFacet)"
+    ]
+
+
 def test_a_deletion_set_in_python_dumps_one_key_and_reads_back() -> None:
     facets = models.DatasetFacets(schema=models.SchemaDatasetFacet(fields=[]))
     facets["schema"] = models.DeletedFacet()
