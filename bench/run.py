@@ -20,7 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import cases, delivery, memory
+from bench import cases, delivery, memory, workloads
 from bench.timing import Series, interleave
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,8 +159,9 @@ def table_rows(results: Results) -> list[list[str]]:
                 ]
             )
         for name in case.pending:
-            verdict = "PENDING" if case.target and case.target[0] == name else ""
-            target = f">= {case.target[1]:g}x" if verdict else ""
+            pending_target = case.target[1] if case.target and case.target[0] == name else None
+            verdict = "PENDING" if pending_target is not None else ""
+            target = f">= {pending_target:g}x" if pending_target is not None else ""
             rows.append([case.title, case.workload, name, "pending", "-", "-", "-", target, verdict])
     mem = results.memory
     if mem is not None:
@@ -284,12 +285,12 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "same event with its own models for the serialise and emit rows (checked equal).",
         "",
         "- **full**: a RunEvent of "
-        f"{len(cases.workloads.official_bytes(cases.workloads.official_full())):,} bytes: "
+        f"{len(workloads.official_bytes(workloads.official_full())):,} bytes: "
         "parent (with root), errorMessage with a stack trace, sql, sourceCodeLocation, two "
         "datasets with 20-field schemas and dataSource, columnLineage over 20 columns, "
         "outputStatistics.",
         "- **minimal**: a START RunEvent with a run id and a job "
-        f"({len(cases.workloads.official_bytes(cases.workloads.official_minimal())):,} bytes).",
+        f"({len(workloads.official_bytes(workloads.official_minimal())):,} bytes).",
         "",
         "How to read it: contenders of one row group are measured interleaved (every round",
         "times each once, in a rotating order), "
@@ -299,7 +300,9 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "indicator. *Speed vs reference* is the median over rounds of (reference time /",
         "contender time): `0.30x orjson.loads` is 0.3 times as fast as `orjson.loads`,",
         "`20x official ...` is 20 times faster. Only these same-run ratios mean anything",
-        "on a shared machine; absolute times move with the load.",
+        "on a shared machine; absolute times move with the load. Micro-benchmarks time the",
+        "thread's CPU time (`time.thread_time_ns`): wall time would also count the moments",
+        "other processes hold the CPU. HTTP and memory rows are wall time.",
         "",
         "Commands: `make bench` (= `.venv/bin/python -m bench`, a few minutes);"
         " `python -m bench --quick` (smoke run, seconds); `--ndjson-gb 1` for the issue's"
@@ -318,7 +321,7 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "",
         markdown_table(table_rows(results)),
         "",
-        "## Targets (issue 7)",
+        "## Targets (issue 15; HTTP and memory: issue 7)",
         "",
         *_targets_summary(results),
         "",
