@@ -20,13 +20,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import cases, delivery, memory, workloads
+from bench import cases, delivery, growth, memory, workloads
 from bench.timing import Series, interleave
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 HAND_WRITTEN = "## Where the time goes"
-GROUPS = ("parse", "validate", "read", "serialise", "emit", "schema", "http", "memory")
+GROUPS = ("parse", "validate", "read", "serialise", "emit", "growth", "schema", "http", "memory")
 WORKLOADS = ("full", "minimal")
 
 
@@ -74,7 +74,10 @@ def run(settings: Settings) -> Results:
     for group in GROUPS:
         if group not in settings.only:
             continue
-        if group in per_workload:
+        if group == "growth":
+            _log(f"bench: growth, building its events ({time.perf_counter() - t0:.0f} s)")
+            built = growth.growth_cases(settings.sample_seconds)
+        elif group in per_workload:
             built = [per_workload[group](inputs[workload], settings.sample_seconds) for workload in WORKLOADS]
         else:
             continue  # http and memory: below
@@ -297,6 +300,9 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "outputStatistics.",
         "- **minimal**: a START RunEvent with a run id and a job "
         f"({len(workloads.official_bytes(workloads.official_minimal())):,} bytes).",
+        "- **N fields** (growth rows): the minimal event plus one input dataset whose schema",
+        f"  facet has N fields, N = {', '.join(f'{n:,}' for n in growth.SIZES)}; the garbage-collector"
+        f" rows: {growth.LARGE:,} fields, and the full event.",
         "",
         "How to read it: contenders of one row group are measured interleaved (every round",
         "times each once, in a rotating order), "
@@ -345,6 +351,14 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "  for any other key) and every schema field's `.name`; the reference does the same",
         "  reads on `orjson.loads`' dicts, and both readers must count the same facets and",
         "  names.",
+        "- *growing schema*: one row group per size; a ratio that stays level across sizes",
+        "  means olsdk's cost grows as its reference's does (linearly).",
+        "- *garbage collector*: the same parse with the collector as it is, after",
+        "  `gc.freeze()` (frozen before each sample, unfrozen after) and disabled, in the",
+        f"  benchmark process as it is and holding {growth.HELD_EVENTS} parsed full events; the workload",
+        f"  says how many objects the collector tracks. Samples are {growth.GC_SAMPLE_FACTOR}x longer and start after",
+        f"  {growth.WARM_UP_PARSES} untimed parses, so they see the collector's steady rhythm (see",
+        "  'Bulk jobs and the garbage collector' below).",
         "- JSON-Schema rows validate the decoded dict against the core `OpenLineage.json`",
         "  and every facet against the schema its `_schemaURL` names, all `$ref`s resolved",
         "  from the local `spec/` copy; formats are annotations (the 2020-12 default).",

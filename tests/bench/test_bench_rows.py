@@ -1,18 +1,22 @@
 """The building blocks of issue 15's bench rows, without timing anything.
 
-The readers of the read row must read the same things.
+The readers of the read row must read the same things; the growth workloads must be the
+events they claim to be; the collector row must leave the collector as it found it.
 """
 
 from __future__ import annotations
 
 import copy
+import gc
+from collections.abc import Iterator
 
 import pytest
 
 pytest.importorskip("openlineage.client")
 orjson = pytest.importorskip("orjson")
 
-from bench import cases, workloads  # noqa: E402
+import olsdk  # noqa: E402
+from bench import cases, growth, workloads  # noqa: E402
 from olsdk import models  # noqa: E402
 
 
@@ -72,6 +76,65 @@ def test_parse_run_event_refuses_other_kinds() -> None:
     }
     with pytest.raises(TypeError, match="JobEvent"):
         cases.parse_run_event(orjson.dumps(job_event))
+
+
+@pytest.mark.parametrize("count", [1, 3, 25])
+def test_growth_event_has_the_fields_it_claims(count: int) -> None:
+    wire = growth.wire_with_fields(count)  # also checks the olsdk build and the parse
+    event = cases.parse_run_event(wire)
+    assert event.inputs and event.inputs[0].facets is not None
+    schema = event.inputs[0].facets.schema
+    assert isinstance(schema, models.SchemaDatasetFacet) and schema.fields is not None
+    assert [f.name for f in schema.fields] == [f"col_{i:05d}" for i in range(count)]
+    assert olsdk.validate_event(wire) == []
+    # the emit contenders build the same document
+    workloads.check_same_document(workloads.official_bytes(growth.official_with_fields(count)), wire)
+    workloads.check_same_document(olsdk.to_json(growth.olsdk_with_fields(count)), wire)
+
+
+@pytest.fixture
+def collector_restored() -> Iterator[None]:
+    enabled, frozen = gc.isenabled(), gc.get_freeze_count()
+    yield
+    if frozen == 0:
+        gc.unfreeze()
+    if enabled:
+        gc.enable()
+    else:
+        gc.disable()
+
+
+@pytest.mark.usefixtures("collector_restored")
+@pytest.mark.parametrize("mode", [growth.COLLECTOR_ON, growth.COLLECTOR_FROZEN, growth.COLLECTOR_OFF])
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_collector_measure_leaves_the_collector_as_it_was(mode: str, enabled_before: bool) -> None:
+    seen: list[tuple[bool, bool]] = []  # (enabled, anything frozen) during the sample
+    held_calls: list[int] = []
+
+    def parse() -> object:
+        seen.append((gc.isenabled(), gc.get_freeze_count() > 0))
+        return [object() for _ in range(10)]
+
+    def held() -> list[object]:
+        held_calls.append(1)
+        return [[] for _ in range(100)]
+
+    if not enabled_before:
+        gc.disable()
+    before = gc.get_freeze_count()
+    per_parse_ns = growth.collector_measure(mode, parse, 5, held)()
+    assert per_parse_ns > 0
+    assert len(seen) == growth.WARM_UP_PARSES + 5 and held_calls == [1]
+    assert gc.isenabled() is enabled_before
+    assert gc.get_freeze_count() == before
+    expected_enabled = {growth.COLLECTOR_ON: enabled_before, growth.COLLECTOR_FROZEN: enabled_before}
+    assert {enabled for enabled, _ in seen} == {expected_enabled.get(mode, False)}
+    assert {frozen for _, frozen in seen} == {mode == growth.COLLECTOR_FROZEN or before > 0}
+
+
+def test_collector_measure_refuses_unknown_modes() -> None:
+    with pytest.raises(ValueError, match="unknown collector mode"):
+        growth.collector_measure("paused", lambda: None, 1)
 
 
 def test_read_and_validate_cases_check_their_workload() -> None:

@@ -34,6 +34,21 @@ EXPECTED = {
     ("parse + read every facet", "full", "orjson.loads + reads"),
     ("parse + read every facet", "minimal", "olsdk.parse_event + typed reads"),
     ("parse + read every facet", "minimal", "orjson.loads + reads"),
+    *(
+        row
+        for size in ("1 field", "10 fields", "100 fields", "1,000 fields")
+        for row in (
+            ("parse, growing schema", size, "olsdk.parse_event"),
+            ("parse, growing schema", size, "orjson.loads"),
+            ("emit, growing schema", size, "olsdk"),
+            ("emit, growing schema", size, "official client"),
+        )
+    ),
+    *(
+        ("parse, garbage collector", workload, collector)
+        for workload in ("10,000 fields", "full")
+        for collector in ("collector on", "after gc.freeze()", "collector off")
+    ),
     ("serialise typed event", "full", "olsdk.to_json"),
     ("serialise typed event", "full", "official Serde.to_json"),
     ("serialise typed event", "minimal", "olsdk.to_json"),
@@ -90,11 +105,21 @@ def test_quick_run_has_every_row(tmp_path: Path) -> None:
     for row in rows:
         assert len(row) == 9, row
         assert row[3] not in ("", "nan"), row
-    # the new groups' ratios are real numbers
+    # the new groups' ratios are real numbers, and the growth rows come one group per size
     for row in rows:
-        if row[0].startswith(("validate bytes", "parse + read")):
+        if row[0].startswith(("validate bytes", "parse + read", "parse, growing", "emit, growing", "parse, garbage")):
             ratio = float(row[6].split("x", 1)[0])
             assert ratio > 0 and math.isfinite(ratio), row
+    assert [r[1] for r in rows if r[0] == "emit, growing schema" and r[2] == "olsdk"] == [
+        "1 field",
+        "10 fields",
+        "100 fields",
+        "1,000 fields",
+    ]
+    collector_groups = {r[1] for r in rows if r[0] == "parse, garbage collector"}
+    assert len(collector_groups) == 3, collector_groups
+    assert any("the bench process as it is" in w for w in collector_groups)
+    assert sum("holding 500 parsed full events" in w for w in collector_groups) == 2
     # both readers read the same facets and names (the run stops if they do not)
     assert "- parse + read every facet, full: each reader reads 10 facets and 40 schema field names." in markdown
     assert "- parse + read every facet, minimal: each reader reads 0 facets and 0 schema field names." in markdown
