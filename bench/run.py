@@ -20,13 +20,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import cases, delivery, memory
+from bench import cases, delivery, growth, memory, workloads
 from bench.timing import Series, interleave
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 HAND_WRITTEN = "## Where the time goes"
-GROUPS = ("parse", "serialise", "emit", "schema", "http", "memory")
+GROUPS = ("parse", "validate", "read", "serialise", "emit", "growth", "schema", "http", "memory")
+WORKLOADS = ("full", "minimal")
 
 
 @dataclass
@@ -61,19 +62,27 @@ def _log(message: str) -> None:
 def run(settings: Settings) -> Results:
     t0 = time.perf_counter()
     results = Results(settings)
-    inputs = {name: cases.prepare(name) for name in ("full", "minimal")}
-    builders = {
+    inputs = {name: cases.prepare(name) for name in WORKLOADS}
+    per_workload = {
         "parse": cases.parse_case,
+        "validate": cases.validate_case,
+        "read": cases.read_case,
         "serialise": cases.serialise_case,
         "emit": cases.emit_case,
         "schema": cases.schema_case,
     }
-    for group, build in builders.items():
+    for group in GROUPS:
         if group not in settings.only:
             continue
-        for workload in ("full", "minimal"):
-            _log(f"bench: {group} / {workload} ({time.perf_counter() - t0:.0f} s)")
-            case = build(inputs[workload], settings.sample_seconds)
+        if group == "growth":
+            _log(f"bench: growth, building its events ({time.perf_counter() - t0:.0f} s)")
+            built = growth.growth_cases(settings.sample_seconds)
+        elif group in per_workload:
+            built = [per_workload[group](inputs[workload], settings.sample_seconds) for workload in WORKLOADS]
+        else:
+            continue  # http and memory: below
+        for case in built:
+            _log(f"bench: {group} / {case.title} / {case.workload} ({time.perf_counter() - t0:.0f} s)")
             measures = {c.name: c.measure for c in case.contenders}
             series = interleave(measures, case.reference, settings.rounds)
             results.measured.append(Measured(case, series))
@@ -159,8 +168,9 @@ def table_rows(results: Results) -> list[list[str]]:
                 ]
             )
         for name in case.pending:
-            verdict = "PENDING" if case.target and case.target[0] == name else ""
-            target = f">= {case.target[1]:g}x" if verdict else ""
+            pending_target = case.target[1] if case.target and case.target[0] == name else None
+            verdict = "PENDING" if pending_target is not None else ""
+            target = f">= {pending_target:g}x" if pending_target is not None else ""
             rows.append([case.title, case.workload, name, "pending", "-", "-", "-", target, verdict])
     mem = results.memory
     if mem is not None:
@@ -284,12 +294,15 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "same event with its own models for the serialise and emit rows (checked equal).",
         "",
         "- **full**: a RunEvent of "
-        f"{len(cases.workloads.official_bytes(cases.workloads.official_full())):,} bytes: "
+        f"{len(workloads.official_bytes(workloads.official_full())):,} bytes: "
         "parent (with root), errorMessage with a stack trace, sql, sourceCodeLocation, two "
         "datasets with 20-field schemas and dataSource, columnLineage over 20 columns, "
         "outputStatistics.",
         "- **minimal**: a START RunEvent with a run id and a job "
-        f"({len(cases.workloads.official_bytes(cases.workloads.official_minimal())):,} bytes).",
+        f"({len(workloads.official_bytes(workloads.official_minimal())):,} bytes).",
+        "- **N fields** (growth rows): the minimal event plus one input dataset whose schema",
+        f"  facet has N fields, N = {', '.join(f'{n:,}' for n in growth.SIZES)}; the garbage-collector"
+        f" rows: {growth.LARGE:,} fields, and the full event.",
         "",
         "How to read it: contenders of one row group are measured interleaved (every round",
         "times each once, in a rotating order), "
@@ -299,7 +312,9 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "indicator. *Speed vs reference* is the median over rounds of (reference time /",
         "contender time): `0.30x orjson.loads` is 0.3 times as fast as `orjson.loads`,",
         "`20x official ...` is 20 times faster. Only these same-run ratios mean anything",
-        "on a shared machine; absolute times move with the load.",
+        "on a shared machine; absolute times move with the load. Micro-benchmarks time the",
+        "thread's CPU time (`time.thread_time_ns`): wall time would also count the moments",
+        "other processes hold the CPU. HTTP and memory rows are wall time.",
         "",
         "Commands: `make bench` (= `.venv/bin/python -m bench`, a few minutes);"
         " `python -m bench --quick` (smoke run, seconds); `--ndjson-gb 1` for the issue's"
@@ -318,12 +333,32 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "",
         markdown_table(table_rows(results)),
         "",
-        "## Targets (issue 7)",
+        "## Targets (issue 15; HTTP and memory: issue 7)",
         "",
         *_targets_summary(results),
         "",
         "Notes:",
         "",
+        *(
+            f"- {item.case.title}, {item.case.workload}: {item.case.note}."
+            for item in results.measured
+            if item.case.note
+        ),
+        "- *validate bytes*: `olsdk.validate_event`, the strict parser's verdicts without",
+        "  building the event (checked to find no problem in the workload).",
+        "- *parse + read every facet*: parse, then read every facet of every facet map",
+        "  through the typed API (an attribute for a key the container types, `facets[key]`",
+        "  for any other key) and every schema field's `.name`; the reference does the same",
+        "  reads on `orjson.loads`' dicts, and both readers must count the same facets and",
+        "  names.",
+        "- *growing schema*: one row group per size; a ratio that stays level across sizes",
+        "  means olsdk's cost grows as its reference's does (linearly).",
+        "- *garbage collector*: the same parse with the collector as it is, after",
+        "  `gc.freeze()` (frozen before each sample, unfrozen after) and disabled, in the",
+        f"  benchmark process as it is and holding {growth.HELD_EVENTS} parsed full events; the workload",
+        f"  says how many objects the collector tracks. Samples are {growth.GC_SAMPLE_FACTOR}x longer and start after",
+        f"  {growth.WARM_UP_PARSES} untimed parses, so they see the collector's steady rhythm (see",
+        "  'Bulk jobs and the garbage collector' below).",
         "- JSON-Schema rows validate the decoded dict against the core `OpenLineage.json`",
         "  and every facet against the schema its `_schemaURL` names, all `$ref`s resolved",
         "  from the local `spec/` copy; formats are annotations (the 2020-12 default).",

@@ -84,7 +84,7 @@ class _FullValidator:
 
 
 def jsonschema_validator(spec_dir: Path = SPEC) -> _FullValidator:
-    import jsonschema
+    import jsonschema  # type: ignore[import-untyped]  # no stubs in the dev extras
     from referencing import Registry, Resource
 
     core_id, docs = load_spec(spec_dir)
@@ -93,7 +93,8 @@ def jsonschema_validator(spec_dir: Path = SPEC) -> _FullValidator:
     core = cls(docs[core_id], registry=registry)
 
     def compile_ref(url: str) -> Validate:
-        return cls({"$ref": url}, registry=registry).is_valid
+        is_valid: Validate = cls({"$ref": url}, registry=registry).is_valid
+        return is_valid
 
     return _FullValidator(compile_ref, core.is_valid)
 

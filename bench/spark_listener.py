@@ -162,14 +162,14 @@ def _tree_cpu(pid: int) -> float:
     total, stack = 0.0, [pid]
     while stack:
         current = stack.pop()
-        fields = stats.get(current)
-        if fields is not None:  # utime, stime, cutime, cstime
-            total += sum(int(v) for v in fields[11:15]) / tick
+        stat = stats.get(current)
+        if stat is not None:  # utime, stime, cutime, cstime
+            total += sum(int(v) for v in stat[11:15]) / tick
         stack.extend(children.get(current, []))
     return total
 
 
-def eventlog_throughput(spark: Any, events: int = 20_000) -> dict[str, float]:
+def eventlog_throughput(spark: Any, events: int = 20_000) -> dict[str, float | str]:
     """Events per CPU-second: a plain Python loop vs ``validate_events`` on Spark."""
     import json
 

@@ -5,6 +5,7 @@ No timing assertions: numbers from a quick run on a shared machine mean nothing.
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,29 @@ EXPECTED = {
     ("parse + validate bytes", "minimal", "olsdk.parse_event"),
     ("parse + validate bytes", "minimal", "orjson.loads"),
     ("parse + validate bytes", "minimal", "json.loads"),
+    ("validate bytes, no objects built", "full", "olsdk.validate_event"),
+    ("validate bytes, no objects built", "full", "orjson.loads"),
+    ("validate bytes, no objects built", "minimal", "olsdk.validate_event"),
+    ("validate bytes, no objects built", "minimal", "orjson.loads"),
+    ("parse + read every facet", "full", "olsdk.parse_event + typed reads"),
+    ("parse + read every facet", "full", "orjson.loads + reads"),
+    ("parse + read every facet", "minimal", "olsdk.parse_event + typed reads"),
+    ("parse + read every facet", "minimal", "orjson.loads + reads"),
+    *(
+        row
+        for size in ("1 field", "10 fields", "100 fields", "1,000 fields")
+        for row in (
+            ("parse, growing schema", size, "olsdk.parse_event"),
+            ("parse, growing schema", size, "orjson.loads"),
+            ("emit, growing schema", size, "olsdk"),
+            ("emit, growing schema", size, "official client"),
+        )
+    ),
+    *(
+        ("parse, garbage collector", workload, collector)
+        for workload in ("10,000 fields", "full")
+        for collector in ("collector on", "after gc.freeze()", "collector off")
+    ),
     ("serialise typed event", "full", "olsdk.to_json"),
     ("serialise typed event", "full", "official Serde.to_json"),
     ("serialise typed event", "minimal", "olsdk.to_json"),
@@ -81,9 +105,28 @@ def test_quick_run_has_every_row(tmp_path: Path) -> None:
     for row in rows:
         assert len(row) == 9, row
         assert row[3] not in ("", "nan"), row
-    # every target of the issue has a verdict
-    verdicts = [r[8] for r in rows if r[7]]
-    assert len(verdicts) == 7
-    assert all(v in ("met", "MISSED", "PENDING") for v in verdicts)
+    # the new groups' ratios are real numbers, and the growth rows come one group per size
+    for row in rows:
+        if row[0].startswith(("validate bytes", "parse + read", "parse, growing", "emit, growing", "parse, garbage")):
+            ratio = float(row[6].split("x", 1)[0])
+            assert ratio > 0 and math.isfinite(ratio), row
+    assert [r[1] for r in rows if r[0] == "emit, growing schema" and r[2] == "olsdk"] == [
+        "1 field",
+        "10 fields",
+        "100 fields",
+        "1,000 fields",
+    ]
+    collector_groups = {r[1] for r in rows if r[0] == "parse, garbage collector"}
+    assert len(collector_groups) == 3, collector_groups
+    assert any("the bench process as it is" in w for w in collector_groups)
+    assert sum("holding 500 parsed full events" in w for w in collector_groups) == 2
+    # both readers read the same facets and names (the run stops if they do not)
+    assert "- parse + read every facet, full: each reader reads 10 facets and 40 schema field names." in markdown
+    assert "- parse + read every facet, minimal: each reader reads 0 facets and 0 schema field names." in markdown
+    # every target of the issues has a verdict: issue 15's six, issue 7's HTTP and memory rows
+    verdicts = {(r[0], r[1]): r[8] for r in rows if r[7]}
+    assert len(verdicts) == 8, verdicts
+    assert ("validate bytes, no objects built", "full") in verdicts
+    assert all(v in ("met", "MISSED", "PENDING") for v in verdicts.values())
     # the printed table too
     assert "olsdk.parse_event" in proc.stdout and "official HttpTransport" in proc.stdout
