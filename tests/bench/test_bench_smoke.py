@@ -49,9 +49,11 @@ EXPECTED = {
         for workload in ("10,000 fields", "full")
         for collector in ("collector on", "after gc.freeze()", "collector off")
     ),
-    ("serialise typed event", "full", "olsdk.to_json"),
+    ("serialise typed event", "full", "olsdk.to_json (parsed)"),
+    ("serialise typed event", "full", "olsdk.to_json (built)"),
     ("serialise typed event", "full", "official Serde.to_json"),
-    ("serialise typed event", "minimal", "olsdk.to_json"),
+    ("serialise typed event", "minimal", "olsdk.to_json (parsed)"),
+    ("serialise typed event", "minimal", "olsdk.to_json (built)"),
     ("serialise typed event", "minimal", "official Serde.to_json"),
     ("construct + serialise (emit)", "full", "olsdk"),
     ("construct + serialise (emit)", "full", "official client"),
