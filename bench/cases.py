@@ -194,7 +194,7 @@ def read_every_facet(event: models.RunEvent) -> Reads:
         if facets is None:
             continue
         typed_keys = type(facets).__olsdk_keys__
-        for key in facets.keys():  # noqa: SIM118  # iterating a model gives (field, value) pairs
+        for key in facets:
             # A typed key reads as the attribute of the same name unless it is no Python
             # name (the generated field is then renamed): such keys go through the mapping.
             if key in typed_keys and key.isidentifier() and not iskeyword(key):

@@ -613,6 +613,12 @@ class FacetContainer(OLModel):
     def keys(self) -> Iterator[str]:
         return iter(self.as_mapping())
 
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+        # A facet map iterates like a mapping: its keys (`for key in facets`, as `keys()`
+        # and `facets[key]`), not a model's (field, value) pairs. `dict(facets)` uses
+        # `keys()` and `facets[key]`, so it gives the same mapping as before.
+        return iter(self.as_mapping())
+
     def items(self) -> ItemsView[str, Any]:
         return self.as_mapping().items()
 

@@ -78,6 +78,13 @@ def test_facet_containers_behave_like_mappings() -> None:
     facets["errorMessage"] = models.ErrorMessageRunFacet(message="m", programmingLanguage="python")
     assert facets.errorMessage is not None and facets.errorMessage.message == "m"
     assert set(json.loads(facets.to_json())) == {"parent", "myCo_thing", "errorMessage"}
+    # Iterating gives the keys, as on any mapping; dict() gives key -> facet.
+    assert list(facets) == list(facets.keys()) and set(facets) == {"parent", "errorMessage", "myCo_thing"}
+    assert dict(facets) == {
+        "parent": facets.parent,
+        "myCo_thing": facets["myCo_thing"],
+        "errorMessage": facets.errorMessage,
+    }
 
 
 def test_deletion_markers_built_in_python_dump_as_markers() -> None:
