@@ -82,6 +82,14 @@ def _rule(error: Any) -> str:
 
 OTHER_FORM = "olsdk_other_form"  # (`_runtime.OTHER_FORM`; this module imports no other)
 
+
+def without_other_forms(errors: list[Any]) -> list[Any]:
+    """The errors, less those saying a value is not another form it could have taken
+    (see `_runtime.OTHER_FORM`) when any other error says what is wrong with it."""
+    kept = [error for error in errors if error["type"] != OTHER_FORM]
+    return kept or errors
+
+
 _KEYED_RULE = re.compile(r"^facet '(?P<key>[^']+)': (?P<rule>.*)$", re.S)
 
 
@@ -113,12 +121,7 @@ class ValidationError(OlsdkError, ValueError):
         """The problems of a pydantic error; `model`, when given, names its fields by their JSON names."""
         problems: list[Problem] = []
         seen: set[tuple[str, str]] = set()
-        errors = exc.errors(include_url=False)
-        for error in errors:
-            # "Not a deletion marker" (see `_runtime.OTHER_FORM`): the errors of the form
-            # the facet has say what is wrong with it.
-            if error["type"] == OTHER_FORM and len(errors) > 1:
-                continue
+        for error in without_other_forms(exc.errors(include_url=False)):
             loc = tuple(error["loc"])
             # The event dispatcher adds the event kind (its tag) as the first location part.
             if loc and exc.title.startswith("tagged-union"):

@@ -35,7 +35,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._events import _take_markers
-from olsdk._exceptions import OTHER_FORM, Problem, ValidationError, union_tag
+from olsdk._exceptions import Problem, ValidationError, union_tag, without_other_forms
 from olsdk._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from olsdk._runtime import DeletedFacet, FacetContainer, _Format, _models_in
 from olsdk._spec import EVENT_CLASSES, event_kind
@@ -146,7 +146,7 @@ class _Repair:
                 event = self.cls.model_validate(self.work)
             except PydanticValidationError as exc:
                 # "Not a deletion marker" errors: the facet's own errors say what to repair.
-                errors = [e for e in exc.errors(include_url=False) if e["type"] != OTHER_FORM]
+                errors = without_other_forms(exc.errors(include_url=False))
                 if not self.repair(errors):
                     raise ValidationError.from_pydantic(exc) from None
                 continue

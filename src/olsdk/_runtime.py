@@ -346,8 +346,10 @@ def _construct(model: BaseModel, data: dict[str, Any]) -> None:
 class OLModel(BaseModel):
     """Base of every generated model: JSON names in and out, unknown fields kept."""
 
-    # True on `FacetContainer` (defined below, so its schema hook cannot name it here).
+    # True on `FacetContainer` and `FacetModel` (defined below, so the schema hook
+    # cannot name them here).
     __olsdk_facet_map__: ClassVar[bool] = False
+    __olsdk_facet__: ClassVar[bool] = False
 
     model_config = ConfigDict(
         extra="allow",
@@ -377,6 +379,8 @@ class OLModel(BaseModel):
         _exact(schema, cls, _json_value(handler))
         if cls.__olsdk_facet_map__ and "__olsdk_facet_map__" not in cls.__dict__:  # the generated maps
             _facet_map_schema(schema, cls, handler)
+        if cls.__olsdk_facet__ and "deleted" in cls.__pydantic_fields__:
+            _refuse_markers(schema, cls)
         # JSON Schema `dependentRequired` (generated as a table in the class's module, which
         # is still being executed here): checked after the model is built, for those few classes.
         module = sys.modules.get(cls.__module__)
@@ -411,6 +415,7 @@ class FacetModel(OLModel):
 
     # Set by the generated metadata for every facet class: its versioned schema URL.
     __olsdk_schema_url__: ClassVar[str | None] = None
+    __olsdk_facet__: ClassVar[bool] = True
 
     def __init__(self, /, **data: Any) -> None:
         if "_producer" not in data and "producer" not in data:
@@ -646,6 +651,29 @@ def _model_node(schema: Any, cls: type) -> Any:
     raise TypeError(f"no model schema for {cls.__name__}")  # pragma: no cover - pydantic always makes one
 
 
+def _not_a_marker() -> CoreSchema:
+    """`_deleted` of a facet: absent or false. A facet sent with `"_deleted": true` is a
+    deletion marker, which facet maps hold as a `DeletedFacet` (the alternative tried
+    after the facet class: most facets are not markers and pass on the first try)."""
+    false = cs.custom_error_schema(
+        cs.literal_schema([False]),
+        OTHER_FORM,
+        custom_error_message="a facet sent with `_deleted: true` is a deletion marker (olsdk.models.DeletedFacet)",
+    )
+    return cs.chain_schema(
+        [cs.bool_schema(strict=True), false],
+        # Its JSON Schema stays the spec's: a boolean.
+        metadata={"pydantic_js_functions": [lambda _schema, _handler: {"type": "boolean"}]},
+    )
+
+
+def _refuse_markers(schema: Any, cls: type[BaseModel]) -> None:
+    field = _model_node(schema, cls)["schema"]["fields"]["deleted"]
+    holder = field["schema"]  # `default` (None) around the boolean
+    if holder.get("type") == "default":
+        holder["schema"] = _not_a_marker()
+
+
 def _entity_base_of(container: type[BaseModel]) -> type[BaseModel] | None:
     """The spec base facet of a map's entity (`RunFacet`), found from its typed facets."""
     for info in container.model_fields.values():
@@ -657,10 +685,11 @@ def _entity_base_of(container: type[BaseModel]) -> type[BaseModel] | None:
     return None
 
 
-def _facet_check(base: type[BaseModel] | None, json_value: CoreSchema) -> CoreSchema:
+def _facet_check(base: type[BaseModel] | None, json_value: CoreSchema, *, marker: bool = False) -> CoreSchema:
     """A facet under a key the spec does not define, checked as the entity's base facet
-    checks it (`_producer` and `_schemaURL` URIs, `_deleted` a boolean where the base
-    has it) and kept as the JSON object it is."""
+    checks it (`_producer` and `_schemaURL` URIs) and kept as the JSON object it is.
+    `_deleted`, when present, must be false (`true` makes it a deletion marker, checked
+    with `marker=True`: the `DeletedFacet` it becomes checks `_deleted` itself)."""
     name = base.__name__ if base is not None else "BaseFacet"
     uri = cs.str_schema(pattern=URI_PATTERN, strict=True)
 
@@ -673,8 +702,8 @@ def _facet_check(base: type[BaseModel] | None, json_value: CoreSchema) -> CoreSc
         )
 
     checked = {"_producer": cs.typed_dict_field(uri), "_schemaURL": cs.typed_dict_field(uri)}
-    if base is not None and "deleted" in base.model_fields:
-        checked["_deleted"] = cs.typed_dict_field(cs.bool_schema(strict=True), required=False)
+    if not marker:
+        checked["_deleted"] = cs.typed_dict_field(_not_a_marker(), required=False)
     as_object = cs.custom_error_schema(
         cs.dict_schema(),
         "value_error",
@@ -693,8 +722,10 @@ def _facet_check(base: type[BaseModel] | None, json_value: CoreSchema) -> CoreSc
 def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaHandler) -> None:
     """Make a facet map's schema do in pydantic-core what the spec asks of its keys.
 
-    - every key: a deletion marker (`"_deleted": true`) becomes a `DeletedFacet`, tried
-      first (a facet class with no required field would take a marker as itself);
+    - every key: a deletion marker (`"_deleted": true`) becomes a `DeletedFacet`, the
+      alternative tried second (facets refuse `_deleted: true`, see `_not_a_marker`;
+      a union whose first alternative fails costs as much again as the facet, since
+      pydantic-core turns the input into Python objects for the error);
     - keys the spec does not define: a facet of the entity, kept as its JSON object
       (a registered custom facet class or a model built in Python stays that object);
     - the post-init hook is `__olsdk_post_init__`, a C no-op until a custom facet is
@@ -703,12 +734,18 @@ def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaH
     node = _model_node(schema, cls)
     node["post_init"] = "__olsdk_post_init__"
     base = _entity_base_of(cls)
-    check = _facet_check(base, _json_value(handler))
+    json_value = _json_value(handler)
+    check = _facet_check(base, json_value)
     # The marker's own errors are left out (`OTHER_FORM`): a marker that fails is not
     # a facet either, and that alternative reports the same problems.
     marker = cs.custom_error_schema(
         cs.tagged_union_schema(
-            {True: cs.chain_schema([check, handler.generate_schema(DeletedFacet)])}, discriminator="_deleted"
+            {
+                True: cs.chain_schema(
+                    [_facet_check(base, json_value, marker=True), handler.generate_schema(DeletedFacet)]
+                )
+            },
+            discriminator="_deleted",
         ),
         OTHER_FORM,
         custom_error_message="not a deletion marker",
@@ -725,13 +762,13 @@ def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaH
         annotation = cls.model_fields[name].annotation
         if any("deleted" in model.model_fields for model in _models_in(annotation)):
             holder["schema"] = cs.union_schema(
-                [(marker, "DeletedFacet"), (holder["schema"], "Facet")], mode="left_to_right", serialization=by_value
+                [(holder["schema"], "Facet"), (marker, "DeletedFacet")], mode="left_to_right", serialization=by_value
             )
-    unknown = cs.union_schema([(marker, "DeletedFacet"), (check, "Facet")], mode="left_to_right")
+    unknown = cs.union_schema([(check, "Facet"), (marker, "DeletedFacet")], mode="left_to_right")
     fields["extras_schema"] = cs.json_or_python_schema(
         json_schema=unknown,
         python_schema=cs.union_schema(
-            [(built, "Model"), (marker, "DeletedFacet"), (check, "Facet")],
+            [(built, "Model"), (check, "Facet"), (marker, "DeletedFacet")],
             mode="left_to_right",
         ),
         serialization=by_value,
@@ -825,7 +862,8 @@ def _kept_facet(entity: str, key: str, value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value
     if _is_deletion(value):
-        _check_base(entity, value)
+        # (The base facet refuses `_deleted: true`: that is what makes this a marker.)
+        _check_base(entity, {k: v for k, v in value.items() if k != "_deleted"})
         return DeletedFacet.model_validate(value)
     facet_class = _registry.lookup(entity, key)
     if facet_class is not None:

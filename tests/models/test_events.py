@@ -13,11 +13,12 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis_jsonschema import from_schema
 
 import olsdk
 import olsdk.models as models
+from olsdk import _spec
 from tests.support.facet_places import container_of, facet_keys_by_file, run_event_with
 from tests.support.spec_schema import assert_valid, core, inline
 
@@ -121,6 +122,21 @@ def test_deletion_markers_are_typed_by_the_models_validator_alone() -> None:
     assert [str(p) for p in refused.value.problems] == [
         "job.facets.custom_x: lacks '_producer', which every facet must have (JobFacet)"
     ]
+
+
+def test_a_facet_with_deleted_true_is_a_marker_and_deleted_must_be_a_boolean() -> None:
+    # Facet classes refuse `_deleted: true` (that makes a marker, which facet maps hold as
+    # DeletedFacet); any other `_deleted` value is checked as the spec's boolean.
+    marker = {"_producer": "https://p", "_schemaURL": "https://s", "_deleted": True}
+    with pytest.raises(
+        olsdk.ValidationError, match=r"_deleted: a facet sent with `_deleted: true` is a deletion marker"
+    ):
+        models.SchemaDatasetFacet(**marker)
+    odd = run_event(inputs=[{"namespace": "ns", "name": "t", "facets": {"schema": {**marker, "_deleted": "yes"}}}])
+    with pytest.raises(olsdk.ValidationError) as refused:
+        olsdk.parse_event(odd)
+    assert [p.path for p in refused.value.problems] == ["inputs[0].facets.schema._deleted"]
+    assert "bool" in refused.value.problems[0].rule
 
 
 def test_a_deletion_set_in_python_dumps_one_key_and_reads_back() -> None:
@@ -236,6 +252,10 @@ def test_schema_generated_facets_parse_typed_and_dump_back_equal(
     @SETTINGS
     @given(strategy(file_id, def_name))
     def check(facet: dict[str, Any]) -> None:
+        # A facet file alone lets a facet map nested in its facet (a parent facet's run
+        # facets) hold any facet under any key; the whole spec types the keys it defines
+        # there (`gcp_composer_run` must be a GcpComposerRunFacet), as olsdk does.
+        assume(not _nested_spec_keys(facet))
         document = {
             "eventTime": "2026-11-22T10:00:00Z",
             "producer": "https://example.com/producer",
@@ -253,6 +273,22 @@ def test_schema_generated_facets_parse_typed_and_dump_back_equal(
             assert type(parsed) is cls
 
     check()
+
+
+_SPEC_KEYS = frozenset(key for entity in _spec.ENTITIES for key in entity.container.__olsdk_keys__)
+
+
+def _nested_spec_keys(node: Any, in_map: bool = False) -> bool:
+    """Whether a facet map inside `node` uses a key the spec types."""
+    if isinstance(node, list):
+        return any(_nested_spec_keys(item) for item in node)
+    if not isinstance(node, dict):
+        return False
+    if in_map and _SPEC_KEYS & node.keys():
+        return True
+    return any(
+        _nested_spec_keys(value, key in ("facets", "inputFacets", "outputFacets")) for key, value in node.items()
+    )
 
 
 # -- the spec's oneOf over event kinds, and the strict types ---------------------------------
