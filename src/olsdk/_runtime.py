@@ -667,6 +667,26 @@ def _not_a_marker() -> CoreSchema:
     )
 
 
+def _anything_but_true(json_value: CoreSchema) -> CoreSchema:
+    """Any JSON value except `true` (which makes a facet a deletion marker)."""
+    return cs.custom_error_schema(
+        cs.union_schema(
+            [
+                cs.literal_schema([False]),
+                cs.str_schema(strict=True),
+                cs.int_schema(strict=True),
+                cs.float_schema(strict=True, allow_inf_nan=False),
+                cs.none_schema(),
+                cs.list_schema(json_value),
+                cs.dict_schema(cs.str_schema(strict=True), json_value),
+            ],
+            mode="left_to_right",
+        ),
+        OTHER_FORM,
+        custom_error_message="a facet sent with `_deleted: true` is a deletion marker (olsdk.models.DeletedFacet)",
+    )
+
+
 def _refuse_markers(schema: Any, cls: type[BaseModel]) -> None:
     field = _model_node(schema, cls)["schema"]["fields"]["deleted"]
     holder = field["schema"]  # `default` (None) around the boolean
@@ -703,7 +723,12 @@ def _facet_check(base: type[BaseModel] | None, json_value: CoreSchema, *, marker
 
     checked = {"_producer": cs.typed_dict_field(uri), "_schemaURL": cs.typed_dict_field(uri)}
     if not marker:
-        checked["_deleted"] = cs.typed_dict_field(_not_a_marker(), required=False)
+        # Where the base facet has no `_deleted` (run facets), any other value is an
+        # unknown field's, as the spec has it: only `true` (a marker) is refused here.
+        deletable = base is not None and "deleted" in base.model_fields
+        checked["_deleted"] = cs.typed_dict_field(
+            _not_a_marker() if deletable else _anything_but_true(json_value), required=False
+        )
     as_object = cs.custom_error_schema(
         cs.dict_schema(),
         "value_error",

@@ -139,6 +139,19 @@ def test_a_facet_with_deleted_true_is_a_marker_and_deleted_must_be_a_boolean() -
     assert "bool" in refused.value.problems[0].rule
 
 
+def test_deleted_on_an_unknown_run_facet_is_an_unknown_field_unless_true() -> None:
+    # RunFacet has no `_deleted`: under a key the spec does not define, any other value
+    # of it is an unknown field (valid, kept as sent), as `validate_event` also says.
+    base = {"_producer": "https://p", "_schemaURL": "https://s"}
+    for value in ("soon", 1, None, [True], {"a": True}, False):
+        doc = run_event(run={"runId": RUN_ID, "facets": {"custom_x": {**base, "_deleted": value}}})
+        assert olsdk.validate_event(json.dumps(doc)) == []
+        event = olsdk.parse_event(doc)
+        assert olsdk.to_dict(event) == doc and type(event.run.facets["custom_x"]) is dict  # type: ignore[index]
+    marker = run_event(run={"runId": RUN_ID, "facets": {"custom_x": {**base, "_deleted": True}}})
+    assert isinstance(olsdk.parse_event(marker).run.facets["custom_x"], models.DeletedFacet)  # type: ignore[union-attr]
+
+
 def test_a_deletion_set_in_python_dumps_one_key_and_reads_back() -> None:
     facets = models.DatasetFacets(schema=models.SchemaDatasetFacet(fields=[]))
     facets["schema"] = models.DeletedFacet()
