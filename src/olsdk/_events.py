@@ -7,7 +7,6 @@ callable discriminator makes pydantic-core dispatch on them in one pass over the
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeAlias, Union, cast
 
@@ -15,7 +14,7 @@ from pydantic import BaseModel, Discriminator, Tag, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._exceptions import Problem, ValidationError
-from olsdk._runtime import FacetContainer, _kept_facet, _models_in, dump_json
+from olsdk._runtime import dump_json
 from olsdk._spec import EVENT_CLASSES, EventKind, event_kind
 from olsdk._wire import JSONProblem, check_data, decode
 from olsdk.models import DatasetEvent, JobEvent, RunEvent
@@ -121,7 +120,7 @@ def _document(data: str | bytes | bytearray | Mapping[str, Any]) -> Any:
 
 def _parse_after_error(data: str | bytes | bytearray | Mapping[str, Any], exc: PydanticValidationError) -> Event:
     """The slow path, after the fast one refused: clear JSON errors, the spec's exact
-    oneOf over the event kinds, and deletion markers under typed keys."""
+    oneOf over the event kinds."""
     document = _document(data)  # raises the JSON problem, if that is what failed
     if not isinstance(document, dict):
         raise ValidationError.from_pydantic(exc) from None
@@ -163,74 +162,11 @@ def _one_of(document: dict[str, Any], first_error: PydanticValidationError | Non
 
 
 def _validate_kind(document: dict[str, Any], kind: EventKind) -> Event:
-    cls = EVENT_CLASSES[kind]
+    # (Deletion markers, under any key, are typed by the facet maps' own schema.)
     try:
-        return cast("Event", cls.model_validate(document))
-    except PydanticValidationError as exc:
-        # A deletion marker under a key the spec types (`"schema": {"_deleted": true, ...}`)
-        # cannot be validated as that facet: take such markers out, validate the rest,
-        # and put them back as `DeletedFacet`s. Rare, so it is not on the fast path.
-        first = exc
-    markers: list[_Marker] = []
-    stripped = copy.deepcopy(document)
-    _take_markers(stripped, cls, (), markers)
-    if not markers:
-        raise ValidationError.from_pydantic(first) from None
-    try:
-        event = cast("Event", cls.model_validate(stripped))
+        return cast("Event", EVENT_CLASSES[kind].model_validate(document))
     except PydanticValidationError as exc:
         raise ValidationError.from_pydantic(exc) from None
-    problems: list[Problem] = []
-    for path, key, marker in markers:
-        target: Any = event
-        for step in path:
-            target = target[step] if isinstance(step, int) else getattr(target, step)
-        try:
-            target[key] = _kept_facet(target.__olsdk_entity__, key, marker)
-        except ValueError as error:
-            problems.append(Problem(_join_path(path, key), str(error)))
-    if problems:
-        raise ValidationError(problems)
-    return event
-
-
-def _join_path(path: tuple[str | int, ...], key: str) -> str:
-    out = ""
-    for step in (*path, key):
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else step)
-    return out
-
-
-_Marker = tuple[tuple[str | int, ...], str, dict[str, Any]]
-
-
-def _take_markers(node: Any, cls: type[BaseModel], path: tuple[str | int, ...], out: list[_Marker]) -> None:
-    """Move deletion markers under typed keys out of `node` (a JSON object of `cls`).
-
-    Only where the spec lets a facet be deleted: the typed keys whose base facet has
-    `_deleted` (job and dataset facets).
-    """
-    if issubclass(cls, FacetContainer):
-        deletable = {cls._alias_of(name) for name in cls.__olsdk_deletable__}
-        for key in list(node):
-            value = node[key]
-            if key in deletable and isinstance(value, dict) and value.get("_deleted") is True:
-                out.append((path, key, node.pop(key)))
-    for name, info in cls.model_fields.items():
-        child = node.get(info.alias or name)
-        models = [m for m in _models_in(info.annotation) if m.model_fields]
-        if not models or not isinstance(child, list | dict):
-            continue
-        # (Walking only where one model class is possible keeps this simple: unions of
-        # models, such as subset conditions, hold no facet containers.)
-        if len(models) != 1:
-            continue
-        if isinstance(child, list):
-            for index, item in enumerate(child):
-                if isinstance(item, dict):
-                    _take_markers(item, models[0], (*path, name, index), out)
-        else:
-            _take_markers(child, models[0], (*path, name), out)
 
 
 def to_json(event: BaseModel) -> str:

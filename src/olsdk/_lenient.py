@@ -34,10 +34,9 @@ from typing import Any, get_args, get_origin
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from olsdk._events import _take_markers
 from olsdk._exceptions import Problem, ValidationError, union_tag, without_other_forms
 from olsdk._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
-from olsdk._runtime import DeletedFacet, FacetContainer, _Format, _models_in
+from olsdk._runtime import FacetContainer, _Format, _models_in
 from olsdk._spec import EVENT_CLASSES, event_kind
 from olsdk._wire import JSONProblem, check_data, decode
 
@@ -136,9 +135,6 @@ class _Repair:
         self.unset: set[Loc] = set()  # required field the sender left out
         self.held: dict[Loc, Any] = {}  # value kept verbatim in its parent's extra keys
         self.list_items: dict[Loc, Any] = {}  # list item kept verbatim
-        # Deletion markers under typed keys: out of the way of validation, as strict parsing does.
-        self.markers: list[tuple[tuple[str | int, ...], str, dict[str, Any]]] = []
-        _take_markers(self.work, cls, (), self.markers)
 
     def run(self) -> Any:
         for _ in range(_MAX_ROUNDS):
@@ -151,7 +147,6 @@ class _Repair:
                     raise ValidationError.from_pydantic(exc) from None
                 continue
             self.restore(event)
-            self.put_markers(event)
             return event
         raise ValidationError([Problem("", "too many problems to read the event leniently")])  # pragma: no cover
 
@@ -307,15 +302,6 @@ class _Repair:
             elif isinstance(parent, BaseModel):
                 _hold_on_model(parent, key, self.held[loc])
 
-    def put_markers(self, event: BaseModel) -> None:
-        for path, key, marker in self.markers:
-            container = self.resolve(event, tuple(_json_step(event, path)))
-            try:
-                value: Any = DeletedFacet.model_validate(marker)
-            except PydanticValidationError:
-                value = marker
-            container.hold(key, value)
-
     def owner(self, event: BaseModel, loc: Loc) -> tuple[BaseModel, str]:
         parent = self.resolve(event, loc[:-1])
         if not isinstance(parent, BaseModel):  # pragma: no cover - repairs are made on model fields only
@@ -358,21 +344,6 @@ def _has_step(node: Any, step: str | int) -> bool:
     if isinstance(node, dict):
         return step in node
     return isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node)
-
-
-def _json_step(event: BaseModel, path: tuple[str | int, ...]) -> list[str | int]:
-    """`_take_markers` paths name fields by their Python names; `resolve` wants JSON keys."""
-    out: list[str | int] = []
-    node: Any = event
-    for step in path:
-        if isinstance(step, int):
-            out.append(step)
-            node = node[step]
-            continue
-        info = type(node).model_fields.get(step)
-        out.append((info.alias or step) if info is not None else step)
-        node = getattr(node, step)
-    return out
 
 
 def _field_name(cls: type[BaseModel], key: str) -> str:

@@ -511,8 +511,6 @@ class FacetContainer(OLModel):
     # the JSON keys of its typed fields.
     __olsdk_entity__: ClassVar[str] = ""
     __olsdk_keys__: ClassVar[frozenset[str]] = frozenset()
-    # The typed fields whose facet class can carry `_deleted` (job and dataset facets).
-    __olsdk_deletable__: ClassVar[frozenset[str]] = frozenset()
     # What pydantic-core calls on every map it builds (`post_init` in its schema): `id`,
     # a C function that ignores its argument, while no custom facet is registered for
     # the entity; `_type_registered_facets` while one is (see `_custom_facets_changed`).
@@ -651,6 +649,9 @@ def _model_node(schema: Any, cls: type) -> Any:
     raise TypeError(f"no model schema for {cls.__name__}")  # pragma: no cover - pydantic always makes one
 
 
+_MARKER_RULE = "a facet sent with `_deleted: true` is a deletion marker (olsdk.models.DeletedFacet)"
+
+
 def _not_a_marker() -> CoreSchema:
     """`_deleted` of a facet: absent or false. A facet sent with `"_deleted": true` is a
     deletion marker, which facet maps hold as a `DeletedFacet` (the alternative tried
@@ -658,7 +659,7 @@ def _not_a_marker() -> CoreSchema:
     false = cs.custom_error_schema(
         cs.literal_schema([False]),
         OTHER_FORM,
-        custom_error_message="a facet sent with `_deleted: true` is a deletion marker (olsdk.models.DeletedFacet)",
+        custom_error_message=_MARKER_RULE,
     )
     return cs.chain_schema(
         [cs.bool_schema(strict=True), false],
@@ -683,7 +684,7 @@ def _anything_but_true(json_value: CoreSchema) -> CoreSchema:
             mode="left_to_right",
         ),
         OTHER_FORM,
-        custom_error_message="a facet sent with `_deleted: true` is a deletion marker (olsdk.models.DeletedFacet)",
+        custom_error_message=_MARKER_RULE,
     )
 
 
@@ -940,10 +941,5 @@ def bind_metadata(
         for name, info in container.model_fields.items():
             if hasattr(BaseModel, name):
                 setattr(container, name, _ShadowingField(name, info.alias or name))
-        container.__olsdk_deletable__ = frozenset(
-            name
-            for name, info in container.model_fields.items()
-            if any("deleted" in model.model_fields for model in _models_in(info.annotation))
-        )
     for (entity, key), keyed_class in facet_keys.items():
         _registry.register_spec_facet(entity, key, keyed_class)
