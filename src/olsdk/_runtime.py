@@ -813,17 +813,12 @@ def _type_registered_facets(self: FacetContainer, _context: Any, /) -> None:
     for key, value in extra.items():
         if type(value) is not dict:
             continue  # a marker, or an object built in Python
-        facet_class = _registry.lookup(entity, key)
-        if facet_class is None:
+        if _registry.lookup(entity, key) is None:
             continue
         try:
-            extra[key] = facet_class.model_validate(value)
-        except PydanticValidationError as exc:
-            first = ValidationError.from_pydantic(exc, model=facet_class).problems[0]
-            raise ValueError(
-                f"facet {key!r}: does not match its registered class {facet_class.__name__}: "
-                f"{first.path or '(facet)'}: {first.rule}"
-            ) from None
+            extra[key] = _kept_facet(entity, key, value)
+        except ValueError as exc:
+            raise ValueError(f"facet {key!r}: {exc}") from None
 
 
 # Entity -> its facet map classes (one each today), for `_custom_facets_changed`.
