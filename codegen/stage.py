@@ -19,7 +19,9 @@ What staging does, in order (one function each, called by `stage`):
 5. hoist inline object schemas into named defs (`ParentRunFacet.run` ->
    `ParentRunFacetRun`), so no two classes share a name, and type the facet maps: each
    becomes a container class with one optional field per facet key the snapshot
-   defines (`_Hoister`, `_container_defs`);
+   defines (`_Hoister`, `_container_defs`); the objects that repeat inside facets (list
+   items and map values of a facet file's classes: schema fields, column lineage) become
+   records, dicts with typed attributes (`_records`);
 6. mark string formats (uuid, uri, date-time) with olsdk's checked string types and
    set the hand-written base classes through `customBasePath` (`_format_type`,
    `_set_bases`).
@@ -30,11 +32,14 @@ from __future__ import annotations
 
 import copy
 import json
+import keyword
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from codegen.manifest import Manifest, SpecError
 
@@ -50,6 +55,16 @@ BASE_EVENT = "BaseEvent"
 ROOT_BASES = {BASE_FACET: f"{RUNTIME}.FacetModel", BASE_EVENT: f"{RUNTIME}.EventModel"}
 CORE_PATH = "OpenLineage.json"
 CONTAINER_BASE = f"{RUNTIME}.FacetContainer"
+RECORD_BASE = "olsdk._records.OLRecord"
+# What a record's field cannot be named: dict's attributes, the model-like methods a
+# record offers (`olsdk._records.OLRecord`; a test keeps the two in step) and BaseModel's
+# (the generator renames a field named like one of those).
+RECORD_NAMES = (
+    frozenset(dir(dict))
+    | frozenset(dir(BaseModel))
+    | {"model_copy", "model_dump", "model_dump_json", "model_fields", "model_json_schema"}
+    | {"model_rebuild", "model_validate", "model_validate_json", "to_dict", "to_json"}
+)
 
 
 @dataclass(frozen=True)
@@ -91,6 +106,7 @@ class StagedSpec:
     facets: list[FacetInfo]
     def_origin: dict[str, str]  # class name -> file path it came from (spec defs only)
     hoisted: dict[str, str] = field(default_factory=dict)  # hoisted class -> where it was inline
+    records: list[str] = field(default_factory=list)  # classes generated as records (OLRecord)
     containers: dict[str, dict[str, str]] = field(default_factory=dict)  # container -> key -> class
     entities: list[EntityInfo] = field(default_factory=list)
     events: dict[str, str] = field(default_factory=dict)  # event kind -> event class
@@ -349,6 +365,7 @@ class _Hoister:
         self.defs = defs
         self.container_of_base = {e.base: e.container for e in entities}
         self.hoisted: dict[str, Any] = {}
+        self.hoisted_from: dict[str, str] = {}  # hoisted class -> the class it was inline in
 
     def run(self) -> dict[str, Any]:
         staged = {name: self.visit(schema, name) for name, schema in self.defs.items()}
@@ -380,15 +397,15 @@ class _Hoister:
         sub = self.visit(sub, owner)
         if sub.get("type") == "array" and isinstance(sub.get("items"), dict):
             sub = dict(sub)
-            sub["items"] = self.hoist(sub["items"], owner + _pascal(_singular(name)))
+            sub["items"] = self.hoist(sub["items"], owner + _pascal(_singular(name)), owner)
         elif isinstance(sub.get("additionalProperties"), dict) and "properties" not in sub:
             sub = dict(sub)
-            sub["additionalProperties"] = self.hoist(sub["additionalProperties"], owner + _pascal(name))
+            sub["additionalProperties"] = self.hoist(sub["additionalProperties"], owner + _pascal(name), owner)
         elif sub.get("type") == "object" and sub.get("properties"):
-            sub = self.hoist(sub, owner + _pascal(name))
+            sub = self.hoist(sub, owner + _pascal(name), owner)
         return _format_type(sub)
 
-    def hoist(self, schema: dict[str, Any], name: str) -> dict[str, Any]:
+    def hoist(self, schema: dict[str, Any], name: str, owner: str) -> dict[str, Any]:
         if schema.get("type") != "object" or not schema.get("properties"):
             return _format_type(self.visit(schema, name))
         if name in self.defs or name in self.hoisted:
@@ -397,6 +414,7 @@ class _Hoister:
         body = {k: v for k, v in schema.items() if k != "description"}
         if "description" in schema:
             body["description"] = schema["description"]
+        self.hoisted_from[name] = owner
         self.hoisted[name] = self.visit(body, name)
         out: dict[str, Any] = {"$ref": "#/$defs/" + name}
         if "description" in schema:
@@ -417,6 +435,47 @@ def _container_defs(staged: StagedSpec) -> dict[str, Any]:
         }
         for entity in staged.entities
     }
+
+
+def _repeated(schema: dict[str, Any]) -> Iterator[str]:
+    """The classes a def holds as list items or map values."""
+    for _name, prop in _own_properties(schema):
+        if not isinstance(prop, dict):
+            continue
+        for held in (prop.get("items"), prop.get("additionalProperties")):
+            ref = _ref_name(held) if isinstance(held, dict) else None
+            if ref is not None:
+                yield ref
+
+
+def _records(staged_defs: dict[str, Any], origin: dict[str, str], hoisted_from: dict[str, str]) -> list[str]:
+    """Step 5c: the objects that repeat inside facets (list items and map values of a facet
+    file's classes) become records (`olsdk._records.OLRecord`): dicts with typed
+    attributes, which pydantic-core dumps far faster than models. A class stays a model
+    when a record cannot hold it as it is: it extends another class or is not a plain
+    object, or a property name is not a plain Python name or is one a dict, a record or a
+    model has itself."""
+
+    def file_of(name: str) -> str:
+        while name in hoisted_from:
+            name = hoisted_from[name]
+        return origin.get(name, CORE_PATH)
+
+    def plain(name: str) -> bool:
+        schema = staged_defs.get(name, {})
+        names = list(schema.get("properties", {}))
+        return (
+            schema.get("type") == "object"
+            and bool(names)
+            and not any(k in schema for k in ("allOf", "oneOf", "anyOf", "customBasePath"))
+            and all(
+                n.isidentifier() and not keyword.iskeyword(n) and not n.startswith("_") and n not in RECORD_NAMES
+                for n in names
+            )
+        )
+
+    held = {ref for name, schema in staged_defs.items() if file_of(name) != CORE_PATH for ref in _repeated(schema)}
+    return sorted(name for name in held if file_of(name) != CORE_PATH and plain(name))
 
 
 def _set_bases(staged_defs: dict[str, Any]) -> None:
@@ -452,6 +511,9 @@ def stage(spec_dir: Path, manifest: Manifest, extra_facet_dirs: list[Path] | Non
     staged_defs = hoister.run()
     staged_defs.update(_container_defs(staged))
     _set_bases(staged_defs)
+    staged.records = _records(staged_defs, origin, hoister.hoisted_from)
+    for name in staged.records:
+        staged_defs[name]["customBasePath"] = RECORD_BASE
     staged.document = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "urn:olsdk:staged",

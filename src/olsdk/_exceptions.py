@@ -117,14 +117,16 @@ class ValidationError(OlsdkError, ValueError):
         title: str = "invalid OpenLineage event",
         *,
         model: type[BaseModel] | None = None,
+        leading_tag: str | None = None,
     ) -> ValidationError:
-        """The problems of a pydantic error; `model`, when given, names its fields by their JSON names."""
+        """The problems of a pydantic error; `model`, when given, names its fields by their
+        JSON names; a first location part equal to `leading_tag` (a union tag) is left out."""
         problems: list[Problem] = []
         seen: set[tuple[str, str]] = set()
         for error in without_other_forms(exc.errors(include_url=False)):
             loc = tuple(error["loc"])
             # The event dispatcher adds the event kind (its tag) as the first location part.
-            if loc and exc.title.startswith("tagged-union"):
+            if loc and (loc[0] == leading_tag or exc.title.startswith("tagged-union")):
                 loc = loc[1:]
             if model is not None:
                 loc = _json_loc(model, loc)

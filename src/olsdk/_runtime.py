@@ -41,6 +41,7 @@ from olsdk._formats import DATETIME_PATTERN as DATETIME_PATTERN
 from olsdk._formats import FORMAT_RULES
 from olsdk._formats import URI_PATTERN as URI_PATTERN
 from olsdk._formats import UUID_PATTERN as UUID_PATTERN
+from olsdk._records import OLRecord
 
 # -------------------------------------------------------------- checked string formats
 
@@ -308,6 +309,31 @@ def _exact_value(holder: Any, key: Any, json_value: CoreSchema, *, optional_fiel
             _exact_value(node["choices"], tag, json_value)
     elif kind in ("default", "nullable", "function-after", "function-before", "function-wrap") and "schema" in node:
         _exact_value(node, "schema", json_value)
+
+
+def _exact_typed_dict(schema: Any, handler: GetCoreSchemaHandler) -> None:
+    """`_exact` for a record's typed dict (`olsdk._records`): strict JSON types, an
+    optional field takes no `null` (it is left out instead), extra keys are JSON values."""
+    json_value = _json_value(handler)
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        kind = node.get("type")
+        if kind == "definitions":
+            stack.append(node["schema"])
+            stack.extend(node["definitions"])
+            continue
+        if kind != "typed-dict":
+            continue
+        for field in node["fields"].values():
+            if not field.get("required", True) and field["schema"].get("type") == "nullable":
+                field["schema"] = field["schema"]["schema"]
+            _exact_value(field, "schema", json_value)
+        if node.get("extra_behavior") == "allow":
+            # In JSON Schema extra keys stay "any value", as on the models (see `_exact`).
+            node["extras_schema"] = cs.union_schema(
+                [json_value], metadata={"pydantic_js_functions": [lambda _schema, _handler: {}]}
+            )
 
 
 def dump_json(model: BaseModel) -> bytes:
@@ -902,8 +928,10 @@ def _kept_facet(entity: str, key: str, value: Any) -> Any:
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return [annotation]
+    """The generated classes in an annotation: models, and records (which have
+    `model_fields` too, see `olsdk._records`)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel | OLRecord):
+        return [cast("type[BaseModel]", annotation)]
     return [model for arg in getattr(annotation, "__args__", ()) for model in _models_in(arg)]
 
 

@@ -32,6 +32,7 @@ from pydantic import BaseModel, RootModel
 
 from olsdk import _registry, models
 from olsdk._events import Event, parse_event
+from olsdk._records import OLRecord
 from olsdk._runtime import FacetContainer, FacetModel
 
 __all__ = ["check_event", "parse_event_checked", "spec_versions"]
@@ -79,8 +80,8 @@ def _model_members(annotation: Any) -> list[type[BaseModel]]:
     for member in _unwrap(annotation):
         if isinstance(member, type) and issubclass(member, RootModel):
             out += _model_members(member.model_fields["root"].annotation)
-        elif isinstance(member, type) and issubclass(member, BaseModel):
-            out.append(member)
+        elif isinstance(member, type) and issubclass(member, BaseModel | OLRecord):  # (records: `model_fields` too)
+            out.append(typing.cast(type[BaseModel], member))
     return out
 
 

@@ -25,6 +25,7 @@ FEATURES = {
     "aliases": "_producer/_schemaURL/_deleted aliases, construction defaults, spec names kept",
     "formats": "uuid/uri/date-time as olsdk's checked string types",
     "enums": "string enums as StrEnum, single values as Literal",
+    "records": "objects repeated inside facets (list items, map values) as OLRecord dict classes",
 }
 
 
@@ -105,3 +106,17 @@ def test_a_hoisted_name_that_exists_already_is_an_error(tmp_path: Path) -> None:
     snapshot, manifest = edited_case("hoisting", tmp_path, edit_core(lambda defs: defs.update(ReportSummary=taken)))
     with pytest.raises(SpecError, match="would become class 'ReportSummary', which already exists"):
         stage(snapshot, manifest)
+
+
+def test_records_case_picks_the_repeated_plain_objects() -> None:
+    # Repeated inside a facet file's class (list items, map values, nested) and plain:
+    # records. Held once, or with a property named like a dict method: models.
+    assert stage_case("records").records == ["Child", "Closed", "LayoutRunFacetColumn"]
+
+
+def test_record_names_cover_what_a_record_offers() -> None:
+    from codegen.stage import RECORD_NAMES
+    from olsdk._records import OLRecord
+
+    # A spec property named like one of these would shadow the record's own attribute.
+    assert {name for name in dir(OLRecord) if not name.startswith("_")} <= RECORD_NAMES

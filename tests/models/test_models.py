@@ -21,6 +21,7 @@ import olsdk
 import olsdk.models as models
 from olsdk import _registry
 from olsdk._generated import models as generated
+from olsdk._records import OLRecord
 from tests.support.facet_places import container_of, facet_keys_by_file, run_event_with
 from tests.support.model_strategies import events, for_model
 from tests.support.spec_schema import SPEC_DIR, assert_valid, core, schema_files
@@ -55,7 +56,7 @@ def test_manifest_lists_core_and_every_facet_file() -> None:
 def test_every_def_has_a_model_class(path: str, name: str) -> None:
     cls = getattr(models, name, None)
     assert cls is not None, f"{path}#/$defs/{name} has no class in olsdk.models"
-    assert issubclass(cls, pydantic.BaseModel)
+    assert issubclass(cls, pydantic.BaseModel | OLRecord)
 
 
 def test_class_counts() -> None:
@@ -65,7 +66,7 @@ def test_class_counts() -> None:
         for name, obj in vars(models).items()
         if name.isidentifier()  # pydantic also lists parametrised generics such as RootModel[...]
         and isinstance(obj, type)
-        and issubclass(obj, pydantic.BaseModel)
+        and issubclass(obj, pydantic.BaseModel | OLRecord)
         and obj.__module__ == "olsdk._generated.models"
     }
     core_defs = [d for d in defs if d[0] == "OpenLineage.json"]

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, RootModel, StringConstraints
 
 import olsdk.models as models
+from olsdk._records import OLRecord
 from olsdk._runtime import FacetContainer
 
 MAX_DEPTH = 2
@@ -92,8 +93,8 @@ def for_type(annotation: Any, metadata: list[Any], depth: int) -> st.SearchStrat
             return st.floats(low, high, allow_nan=False, allow_infinity=False, width=64)
         if issubclass(annotation, str):
             return _string(metadata)
-        if issubclass(annotation, BaseModel):
-            return for_model(annotation, depth + 1)
+        if issubclass(annotation, BaseModel | OLRecord):  # (records build from keywords too)
+            return for_model(typing.cast(type[BaseModel], annotation), depth + 1)
     raise NotImplementedError(f"no strategy for {annotation!r}")
 
 

@@ -24,6 +24,8 @@ from olsdk.models import (
     Run,
     RunEvent,
     RunFacets,
+    SchemaDatasetFacet,
+    SchemaDatasetFacetFields,
     SQLJobFacet,
 )
 
@@ -74,6 +76,21 @@ def parent_job_name(event: RunEvent) -> str | None:
     return parent.job.name if parent is not None else None
 
 
+def schema(columns: dict[str, str | None]) -> SchemaDatasetFacet:
+    # Records (the schema's fields) take keywords like the models; None means "not sent".
+    nested = [SchemaDatasetFacetFields(name="inner", type="INT")]
+    fields = [SchemaDatasetFacetFields(name=name, type=kind) for name, kind in columns.items()]
+    fields.append(SchemaDatasetFacetFields(name="outer", fields=nested))
+    facet = SchemaDatasetFacet(fields=fields)
+    first = (facet.fields or [])[0]
+    assert_type(first, SchemaDatasetFacetFields)
+    assert_type(first.name, str)
+    assert_type(first.type, str | None)
+    assert_type(first.fields, list[SchemaDatasetFacetFields] | None)
+    first.description = "set like an attribute"
+    return facet
+
+
 def read(text: str) -> int:
     event = olsdk.parse_event(text)
     assert_type(event, olsdk.Event)
@@ -88,4 +105,6 @@ if __name__ == "__main__":
     assert parent_job_name(event) == "dag.task"
     assert read(olsdk.to_json(event)) == 42
     assert olsdk.parse_event(olsdk.to_json(build_with_python_values())).eventTime.endswith("+00:00")
+    facet = schema({"id": "BIGINT", "note": None})
+    assert facet.to_dict()["fields"][1] == {"name": "note"}
     print("ok")

@@ -84,6 +84,26 @@ def test_lenient_keeps_the_wire_string_where_a_format_fails_and_types_the_rest()
     assert event.run.facets is not None and isinstance(event.run.facets.parent, models.ParentRunFacet)
 
 
+def test_lenient_keeps_the_wire_string_inside_a_record_in_its_typed_place() -> None:
+    # `jobDependencies.upstream[]` are records (dicts with typed attributes) holding a
+    # model (`RunIdentifier`) whose `runId` breaks the uuid format.
+    document = json.loads(json.dumps(CORPUS[0].document))
+    facet = {
+        "_producer": "https://example.com/producer",
+        "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/JobDependenciesRunFacet.json#/$defs/JobDependenciesRunFacet",
+        "upstream": [{"job": {"namespace": "ns", "name": "up"}, "run": {"runId": "not-a-uuid"}}],
+    }
+    document["run"].setdefault("facets", {})["jobDependencies"] = facet
+    event = olsdk.parse_event(document, strict=False)
+    assert isinstance(event, models.RunEvent) and event.run.facets is not None
+    dependencies = event.run.facets.jobDependencies
+    assert isinstance(dependencies, models.JobDependenciesRunFacet) and dependencies.upstream
+    upstream = dependencies.upstream[0]
+    assert isinstance(upstream, models.JobDependency) and isinstance(upstream.run, models.RunIdentifier)
+    assert upstream.run.runId == "not-a-uuid"
+    assert olsdk.to_dict(event) == document
+
+
 def test_lenient_tolerates_missing_base_fields_and_reads_them_as_none() -> None:
     sample = next(s for s in CORPUS if s.name == "airflow-column-lineage-without-producer")
     event = olsdk.parse_event(sample.document, strict=False)

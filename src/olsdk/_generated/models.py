@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, RootModel
 
+from olsdk._records import OLRecord
 from olsdk._runtime import (
     FILLED_ON_CONSTRUCTION,
     NOT_SENT,
@@ -84,7 +85,8 @@ class BaseFacet(FacetModel):
         ]
 
 
-class DataQualityAssertionsDatasetFacetAssertion(OLModel):
+class DataQualityAssertionsDatasetFacetAssertion(OLRecord):
+    __slots__ = ()
     assertion: Annotated[
         str,
         Field(
@@ -149,7 +151,8 @@ class DataQualityAssertionsDatasetFacetAssertion(OLModel):
     ] = None
 
 
-class DataQualityMetricsDatasetFacetColumnMetrics(OLModel):
+class DataQualityMetricsDatasetFacetColumnMetrics(OLRecord):
+    __slots__ = ()
     nullCount: Annotated[
         int | None, Field(description="The number of null values in this column for the rows evaluated")
     ] = None
@@ -167,7 +170,8 @@ class DataQualityMetricsDatasetFacetColumnMetrics(OLModel):
     ] = None
 
 
-class DataQualityMetricsInputDatasetFacetColumnMetrics(OLModel):
+class DataQualityMetricsInputDatasetFacetColumnMetrics(OLRecord):
+    __slots__ = ()
     nullCount: Annotated[
         int | None, Field(description="The number of null values in this column for the rows evaluated")
     ] = None
@@ -223,12 +227,14 @@ class DocumentationDatasetFacet(DatasetFacet):
     ] = None
 
 
-class EnvironmentVariable(OLModel):
+class EnvironmentVariable(OLRecord):
+    __slots__ = ()
     name: Annotated[str, Field(description="The name of the environment variable.")]
     value: Annotated[str, Field(description="The value of the environment variable.")]
 
 
-class ExecutionParameter(OLModel):
+class ExecutionParameter(OLRecord):
+    __slots__ = ()
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -246,7 +252,8 @@ class ExecutionParameter(OLModel):
     value: Annotated[str | None, Field(description="Value of the property.", examples=[3600])] = None
 
 
-class ExtractionErrorRunFacetError(OLModel):
+class ExtractionErrorRunFacetError(OLRecord):
+    __slots__ = ()
     errorMessage: Annotated[str, Field(description="Text representation of extraction error message.")]
     stackTrace: Annotated[str | None, Field(description="Stack trace of extraction error message")] = None
     task: Annotated[
@@ -278,7 +285,8 @@ class GcpLineageJobFacetOrigin(OLModel):
     ] = None
 
 
-class HierarchyDatasetFacetLevel(OLModel):
+class HierarchyDatasetFacetLevel(OLRecord):
+    __slots__ = ()
     type: Annotated[str, Field(description="Dataset hierarchy level type", examples=["DATABASE|SCHEMA|TABLE"])]
     name: Annotated[str, Field(description="Dataset hierarchy level name", examples=["my_db|my_schema|my_table"])]
 
@@ -407,7 +415,8 @@ class InputDatasetFacet(BaseFacet):
     """An Input Dataset Facet"""
 
 
-class InputFieldTransformation(OLModel):
+class InputFieldTransformation(OLRecord):
+    __slots__ = ()
     model_config = ConfigDict(
         extra="allow",
     )
@@ -485,9 +494,10 @@ class LifecycleStateChangeDatasetFacetPreviousIdentifier(OLModel):
     namespace: str
 
 
-class LineageTransformation(OLModel):
+class LineageTransformation(OLRecord):
     """A transformation applied to source data in a lineage relationship."""
 
+    __slots__ = ()
     type: Annotated[str, Field(description="The transformation type, such as DIRECT or INDIRECT.")]
     subtype: Annotated[
         str | None,
@@ -519,7 +529,8 @@ class OutputStatisticsOutputDatasetFacet(OutputDatasetFacet):
     fileCount: Annotated[int | None, Field(description="The number of files written to the dataset")] = None
 
 
-class OwnershipDatasetFacetOwner(OLModel):
+class OwnershipDatasetFacetOwner(OLRecord):
+    __slots__ = ()
     name: Annotated[
         str,
         Field(
@@ -530,7 +541,8 @@ class OwnershipDatasetFacetOwner(OLModel):
     type: Annotated[str | None, Field(description="The type of ownership (optional)", examples=["MAINTAINER"])] = None
 
 
-class OwnershipJobFacetOwner(OLModel):
+class OwnershipJobFacetOwner(OLRecord):
+    __slots__ = ()
     name: Annotated[
         str,
         Field(
@@ -541,7 +553,8 @@ class OwnershipJobFacetOwner(OLModel):
     type: Annotated[str | None, Field(description="The type of ownership (optional)", examples=["MAINTAINER"])] = None
 
 
-class PartitionSubsetConditionPartition(OLModel):
+class PartitionSubsetConditionPartition(OLRecord):
+    __slots__ = ()
     identifier: Annotated[
         str | None, Field(description="Optionally provided identifier of the partition specified")
     ] = None
@@ -576,7 +589,8 @@ class SQLJobFacet(JobFacet):
     dialect: Annotated[str | None, Field(examples=["snowflake"])] = None
 
 
-class SchemaDatasetFacetFields(OLModel):
+class SchemaDatasetFacetFields(OLRecord):
+    __slots__ = ()
     name: Annotated[str, Field(description="The name of the field.", examples=["column1"])]
     type: Annotated[str | None, Field(description="The type of the field.", examples=["VARCHAR|INT|..."])] = None
     description: Annotated[str | None, Field(description="The description of the field.")] = None
@@ -639,13 +653,15 @@ class StorageDatasetFacet(DatasetFacet):
     ] = None
 
 
-class SymlinksDatasetFacetIdentifier(OLModel):
+class SymlinksDatasetFacetIdentifier(OLRecord):
+    __slots__ = ()
     namespace: Annotated[str, Field(description="The dataset namespace")]
     name: Annotated[str, Field(description="The dataset name")]
     type: Annotated[str, Field(description="Identifier type", examples=["table"])]
 
 
-class TagsDatasetFacetFields(OLModel):
+class TagsDatasetFacetFields(OLRecord):
+    __slots__ = ()
     key: Annotated[str, Field(description="Key that identifies the tag", examples=["pii"])]
     value: Annotated[str, Field(description="The value of the field", examples=["true|@user1|production"])]
     source: Annotated[str | None, Field(description="The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.")] = (
@@ -657,7 +673,8 @@ class TagsDatasetFacetFields(OLModel):
     ] = None
 
 
-class TagsJobFacetFields(OLModel):
+class TagsJobFacetFields(OLRecord):
+    __slots__ = ()
     key: Annotated[str, Field(description="Key that identifies the tag", examples=["pii"])]
     value: Annotated[str, Field(description="The value of the field", examples=["true|@user1|production"])]
     source: Annotated[
@@ -665,7 +682,8 @@ class TagsJobFacetFields(OLModel):
     ] = None
 
 
-class TagsRunFacetFields(OLModel):
+class TagsRunFacetFields(OLRecord):
+    __slots__ = ()
     key: Annotated[str, Field(description="Key that identifies the tag", examples=["pii"])]
     value: Annotated[str, Field(description="The value of the field", examples=["true|@user1|production"])]
     source: Annotated[
@@ -673,9 +691,10 @@ class TagsRunFacetFields(OLModel):
     ] = None
 
 
-class TestExecution(OLModel):
+class TestExecution(OLRecord):
     """A single test execution and its result."""
 
+    __slots__ = ()
     name: Annotated[str, Field(description="Name identifying the test.", examples=["assert_no_orphans"])]
     status: Annotated[
         str,
@@ -1002,9 +1021,10 @@ class IcebergScanReportInputDatasetFacet(InputDatasetFacet):
     metadata: dict[str, Any] | None = None
 
 
-class InputField(OLModel):
+class InputField(OLRecord):
     """Represents a single dependency on some field (column)."""
 
+    __slots__ = ()
     model_config = ConfigDict(
         extra="allow",
     )
@@ -1014,9 +1034,10 @@ class InputField(OLModel):
     transformations: list[InputFieldTransformation] | None = None
 
 
-class JobDependency(OLModel):
+class JobDependency(OLRecord):
     """Used to store all information about job dependency (e.g., job, run, etc.)."""
 
+    __slots__ = ()
     model_config = ConfigDict(
         extra="allow",
     )
@@ -1187,7 +1208,8 @@ class TagsRunFacet(RunFacet):
     tags: Annotated[list[TagsRunFacetFields] | None, Field(description="The tags applied to the run facet")] = None
 
 
-class ColumnLineageDatasetFacetFields(OLModel):
+class ColumnLineageDatasetFacetFields(OLRecord):
+    __slots__ = ()
     model_config = ConfigDict(
         extra="allow",
     )
@@ -1262,9 +1284,10 @@ class ColumnLineageDatasetFacet(DatasetFacet):
     ] = None
 
 
-class LineageFieldEntry(OLModel):
+class LineageFieldEntry(OLRecord):
     """Field-level lineage for a single target field."""
 
+    __slots__ = ()
     inputs: Annotated[
         list[LineageInput], Field(description="Source entities and/or fields that feed into this target field.")
     ]
