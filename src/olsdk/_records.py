@@ -5,9 +5,10 @@ about 140 of them, most of what parsing, building and dumping it costs. As pydan
 models each needs a `__dict__` holding every field (absent ones as None), a set of the
 fields sent and a dict of extra keys; as a dict holding only the keys sent, pydantic-core
 builds one from JSON with its typed-dict validator and dumps it with its typed-dict
-serializer. Dumping costs about 40% less than a model's dump; parsing costs the same
-(the typed dict is cheaper to validate than a model, turning it into the record's class
-costs that back), and so does building one in Python.
+serializer: about a quarter cheaper to parse and 40% cheaper to dump than a model. (Parsed
+into an olsdk model, a record stays the validated dict until the attribute holding it
+is first read, see `_typed`: making the record's class from it would cost back most of
+the parsing gain.) Building one in Python costs about what a model does.
 
 `SchemaDatasetFacetFields(name="id", type="INT")` is such a dict (`field.name`,
 `field["name"]` and `json.dumps(field)` all work); building one validates it exactly as
@@ -20,12 +21,14 @@ the models.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import inspect
 import operator
 import typing
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, Self
 
 from pydantic import ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter
@@ -61,13 +64,127 @@ def _attribute(key: str, *, required: bool, deprecated: bool) -> property:
     return property(read, set_value, doc=f"The record's {key!r}.")
 
 
-def _type_ref(cls: type) -> str:
-    return f"olsdk-record:{cls.__module__}.{cls.__qualname__}:{id(cls)}"
+def _typing_attribute(key: str, shape: str, record: type, *, required: bool) -> property:
+    """The attribute of a record's key that holds records: types them on first read."""
+    plain = _attribute(key, required=required, deprecated=False)
+
+    def read(holder: dict[str, Any]) -> Any:
+        value = holder.get(key)
+        typed = _typed(value, shape, record)
+        if typed is not value:
+            holder[key] = typed
+        return typed
+
+    return property(read, plain.fset, doc=plain.__doc__)
 
 
-# Records whose schema is being built: a record that holds its own kind (a schema
-# field's nested `fields`) refers to the schema being built instead of recursing.
-_building: set[type] = set()
+def _type_ref(cls: type, *, lazy: bool) -> str:
+    kind = "olsdk-record-lazy" if lazy else "olsdk-record"
+    return f"{kind}:{cls.__module__}.{cls.__qualname__}:{id(cls)}"
+
+
+# (record class, lazy) pairs whose schema is being built: a record that holds its own
+# kind (a schema field's nested `fields`) refers to the schema being built instead.
+_building: set[tuple[type, bool]] = set()
+# Reference of a lazy record schema -> its record class (`holder_schema` reads them).
+_lazy_refs: dict[str, type[OLRecord]] = {}
+# Above zero while a holder that types its records on first read (an olsdk model, see
+# `holder_schema`) builds its schema.
+_lazy_depth = 0
+
+
+# -- records parsed from JSON: plain dicts until first read --------------------------------
+#
+# Turning the dict pydantic-core validated into the record's class costs a third of
+# parsing the record (dict's constructor copies it). In olsdk's models and records the
+# JSON path stops at the validated dict; the attribute that holds records gives them
+# their class the first time it is read, in place (`_typed`), so `facet.fields[0].name`
+# works as it reads, and dumps, equality and copies see dicts either way.
+
+
+def _typed(value: Any, shape: str, record: type) -> Any:
+    """`value` (a list of records, a map of them, or one) with its plain dicts made
+    records, in place; the check is one `type()` call once that is done."""
+    make = type.__call__
+    if shape == "list":
+        if type(value) is list and value and type(value[0]) is dict:
+            for index, item in enumerate(value):
+                if type(item) is dict:
+                    value[index] = make(record, item)
+    elif shape == "map":
+        if type(value) is dict and value and type(next(iter(value.values()))) is dict:
+            for key, item in value.items():
+                if type(item) is dict:
+                    value[key] = make(record, item)
+    elif type(value) is dict:
+        value = make(record, value)
+    return value
+
+
+class _LazyRecords:
+    """The attribute of a model field that holds records: types them on first read.
+
+    A data descriptor, so it is asked before the instance `__dict__` (where pydantic
+    keeps the field's value, and writes it on assignment)."""
+
+    __slots__ = ("name", "record", "shape")
+
+    def __init__(self, name: str, shape: str, record: type) -> None:
+        self.name, self.shape, self.record = name, shape, record
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        if obj is None:
+            raise AttributeError(self.name)  # as for any field of a model class
+        values = obj.__dict__
+        try:
+            value = values[self.name]
+        except KeyError:
+            return obj.__getattr__(self.name)  # kept as an extra key, or not sent (lenient)
+        typed = _typed(value, self.shape, self.record)
+        if typed is not value:
+            values[self.name] = typed
+        return typed
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.name] = value
+
+
+def _held_records(schema: Any) -> tuple[str, type] | None:
+    """(shape, record class) when a field's schema holds records the lazy way."""
+    node = schema
+    while node.get("type") in ("default", "nullable"):
+        node = node["schema"]
+    shape = "one"
+    if node.get("type") == "list":
+        shape, node = "list", node["items_schema"]
+    elif node.get("type") == "dict" and "values_schema" in node:
+        shape, node = "map", node["values_schema"]
+    ref = node.get("schema_ref") if node.get("type") == "definition-ref" else node.get("ref")
+    record = _lazy_refs.get(ref) if isinstance(ref, str) else None
+    return (shape, record) if record is not None else None
+
+
+@contextlib.contextmanager
+def records_typed_on_first_read() -> Iterator[None]:
+    """While an olsdk model builds its schema: the records in it stay the dicts
+    pydantic-core validated (the model's fields then read through `_LazyRecords`, see
+    `type_on_first_read`)."""
+    global _lazy_depth
+    _lazy_depth += 1
+    try:
+        yield
+    finally:
+        _lazy_depth -= 1
+
+
+def type_on_first_read(cls: type, model: Any) -> None:
+    """Give each field of `model` (the `model` node of `cls`'s schema) that holds records
+    an attribute that types them on first read."""
+    inner = model["schema"]
+    for name, field in (inner.get("fields", {}) if inner.get("type") == "model-fields" else {}).items():
+        held = _held_records(field["schema"])
+        if held is not None:
+            setattr(cls, name, _LazyRecords(name, *held))
 
 
 class _RecordType(type):
@@ -183,25 +300,35 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler, /) -> CoreSchema:
-        ref = _type_ref(cls)
-        if cls in _building:
+        # Inside an olsdk model (or record), parsed JSON stays the validated dict until
+        # first read (see `_typed`); elsewhere (a TypeAdapter, a user's own model) the
+        # record is made at once.
+        lazy = _lazy_depth > 0
+        ref = _type_ref(cls, lazy=lazy)
+        if (cls, lazy) in _building:
             return cs.definition_reference_schema(ref)
-        _building.add(cls)
+        _building.add((cls, lazy))
         try:
             # pydantic keeps a TypedDict's schema among its definitions: take it out of
             # there (a reference costs a lookup per record).
             fields = dict(handler.resolve_ref_schema(handler.generate_schema(cls._typed_dict())))
         finally:
-            _building.discard(cls)
+            _building.discard((cls, lazy))
         fields.pop("ref", None)
         from olsdk._runtime import _exact_typed_dict
 
         _exact_typed_dict(fields, handler)
+        if lazy:
+            _lazy_refs[ref] = cls
+            for key, field in fields["fields"].items():
+                held = _held_records(field["schema"])
+                if held is not None:
+                    setattr(cls, key, _typing_attribute(key, *held, required=key in cls.__olsdk_required__))
         # The validated dict becomes a record through dict's C constructor.
         from_dict = cs.no_info_after_validator_function(functools.partial(type.__call__, cls), fields)
         built = cs.custom_error_schema(cs.is_instance_schema(cls), OTHER_FORM, custom_error_message="not a record")
         return cs.json_or_python_schema(
-            json_schema=from_dict,
+            json_schema=fields if lazy else from_dict,
             # Built in Python, a record was validated when it was made: kept as it is.
             # (The class name tags both members: a union tag is not part of an error's path.)
             python_schema=cs.union_schema([(built, cls.__name__), (from_dict, cls.__name__)], mode="left_to_right"),

@@ -41,7 +41,7 @@ from olsdk._formats import DATETIME_PATTERN as DATETIME_PATTERN
 from olsdk._formats import FORMAT_RULES
 from olsdk._formats import URI_PATTERN as URI_PATTERN
 from olsdk._formats import UUID_PATTERN as UUID_PATTERN
-from olsdk._records import OLRecord
+from olsdk._records import OLRecord, records_typed_on_first_read, type_on_first_read
 
 # -------------------------------------------------------------- checked string formats
 
@@ -336,6 +336,21 @@ def _exact_typed_dict(schema: Any, handler: GetCoreSchemaHandler) -> None:
             )
 
 
+def _model_node(schema: Any, cls: type) -> Any:
+    """The `model` node of `cls` in its own schema (at the top or among the definitions)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if node.get("type") == "model" and node.get("cls") is cls:
+            return node
+        if node.get("type") == "definitions":
+            stack.append(node["schema"])
+            stack.extend(node["definitions"])
+        elif isinstance(node.get("schema"), dict):
+            stack.append(node["schema"])
+    raise TypeError(f"no model schema for {cls.__name__}")  # pragma: no cover - pydantic always makes one
+
+
 def dump_json(model: BaseModel) -> bytes:
     """Compact JSON of a model, straight from its serializer.
 
@@ -401,7 +416,10 @@ class OLModel(BaseModel):
         built = cls.__dict__.get("__pydantic_core_schema__")
         if isinstance(built, dict):
             return cast("CoreSchema", built)
-        schema = handler(source)
+        # Records parsed into this model stay dicts until first read (`olsdk._records`).
+        with records_typed_on_first_read():
+            schema = handler(source)
+        type_on_first_read(cls, _model_node(schema, cls))
         _exact(schema, cls, _json_value(handler))
         if cls.__olsdk_facet_map__ and "__olsdk_facet_map__" not in cls.__dict__:  # the generated maps
             _facet_map_schema(schema, cls, handler)
@@ -658,21 +676,6 @@ class FacetContainer(OLModel):
 OTHER_FORM = _exceptions.OTHER_FORM
 """The error type of a facet that could have been a deletion marker and is not: the
 errors of what it is say what is wrong, so `olsdk.ValidationError` leaves this one out."""
-
-
-def _model_node(schema: Any, cls: type) -> Any:
-    """The `model` node of `cls` in its own schema (at the top or among the definitions)."""
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if node.get("type") == "model" and node.get("cls") is cls:
-            return node
-        if node.get("type") == "definitions":
-            stack.append(node["schema"])
-            stack.extend(node["definitions"])
-        elif isinstance(node.get("schema"), dict):
-            stack.append(node["schema"])
-    raise TypeError(f"no model schema for {cls.__name__}")  # pragma: no cover - pydantic always makes one
 
 
 _MARKER_RULE = "a facet sent with `_deleted: true` is a deletion marker (olsdk.models.DeletedFacet)"

@@ -7,6 +7,7 @@ import json
 import pickle
 import warnings
 
+import pydantic
 import pytest
 
 import olsdk
@@ -182,3 +183,74 @@ def test_facet_json_schema_describes_its_records() -> None:
     assert record["required"] == ["name"]
     assert set(record["properties"]) == {"name", "type", "description", "ordinal_position", "fields"}
     assert record["properties"]["ordinal_position"]["type"] == "integer"
+
+
+def test_parsed_records_stay_dicts_until_first_read_then_are_records_in_place() -> None:
+    wire = json.dumps(
+        {
+            **FACET,
+            "fields": {
+                "id": {
+                    "inputFields": [
+                        {"namespace": "n", "name": "t", "field": "a", "transformations": [{"type": "DIRECT"}]}
+                    ]
+                }
+            },
+        }
+    )
+    facet = models.ColumnLineageDatasetFacet.model_validate_json(wire)
+    stored = facet.__dict__["fields"]
+    assert type(stored["id"]) is dict  # what pydantic-core validated; not yet read
+    entry = facet.fields["id"]
+    assert type(entry) is models.ColumnLineageDatasetFacetFields
+    assert facet.fields is stored and facet.fields["id"] is entry  # typed in place, once
+    source = entry.inputFields[0]
+    assert type(source) is models.InputField and source is entry.inputFields[0]
+    assert type((source.transformations or [])[0]) is models.InputFieldTransformation
+    assert facet.to_json() == wire.replace(" ", "")
+    # A parsed event equals the same event built in Python, read or not.
+    built = models.ColumnLineageDatasetFacet(
+        producer=FACET["_producer"],
+        schemaURL=FACET["_schemaURL"],
+        fields={
+            "id": models.ColumnLineageDatasetFacetFields(
+                inputFields=[
+                    models.InputField(
+                        namespace="n",
+                        name="t",
+                        field="a",
+                        transformations=[models.InputFieldTransformation(type="DIRECT")],
+                    )
+                ]
+            )
+        },
+    )
+    assert built == facet == models.ColumnLineageDatasetFacet.model_validate_json(wire)
+
+
+def test_a_facet_class_of_ones_own_types_its_records_on_first_read() -> None:
+    class LayoutDatasetFacet(models.DatasetFacet):  # as a custom facet class is
+        columns: list[models.SchemaDatasetFacetFields] | None = None
+
+    facet = LayoutDatasetFacet.model_validate_json(json.dumps({**FACET, "columns": [{"name": "a"}]}))
+    assert type(facet.__dict__["columns"][0]) is dict
+    assert type((facet.columns or [])[0]) is models.SchemaDatasetFacetFields
+
+
+def test_records_outside_olsdk_models_are_made_at_once() -> None:
+    class Holder(pydantic.BaseModel):  # a user's own model
+        fields: list[models.SchemaDatasetFacetFields]
+
+    held = Holder.model_validate_json('{"fields": [{"name": "a", "fields": [{"name": "b"}]}]}')
+    assert type(held.__dict__["fields"][0]) is models.SchemaDatasetFacetFields
+    assert type(held.fields[0]["fields"][0]) is models.SchemaDatasetFacetFields
+    adapter = pydantic.TypeAdapter(list[models.InputFieldTransformation])
+    assert type(adapter.validate_json('[{"type": "DIRECT"}]')[0]) is models.InputFieldTransformation
+
+
+def test_a_field_taken_out_of_the_model_reads_as_before() -> None:
+    facet = models.SchemaDatasetFacet.model_validate_json(_schema_facet([{"name": "a"}]))
+    del facet.__dict__["fields"]  # as the lenient reader does for a value it keeps aside
+    assert facet.fields is None
+    facet.fields = [models.SchemaDatasetFacetFields(name="b")]
+    assert facet.fields[0].name == "b" and facet.to_dict()["fields"] == [{"name": "b"}]
