@@ -31,6 +31,7 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk import _registry
+from olsdk._events import _candidates
 from olsdk._exceptions import Problem, ValidationError
 from olsdk._formats import FORMAT_PATTERNS, FORMAT_RULES
 from olsdk._spec import ENTITIES, EVENT_CLASSES, EventKind, event_kind
@@ -151,12 +152,6 @@ def _engine() -> _Engine:
 def _engine_for(registered: frozenset[tuple[str, str]]) -> _Engine:
     with _lock:
         return _Engine(registered)
-
-
-def _candidates(document: dict[str, Any]) -> list[EventKind]:
-    from olsdk._events import _candidates as candidates
-
-    return candidates(document)
 
 
 # ---------------------------------------------------------------- the schema rewrite
