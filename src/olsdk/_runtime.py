@@ -10,10 +10,11 @@ the roots of its hierarchy subclass the bases defined here:
   JSON still requires both, as the spec does.
 - `EventModel`: `BaseEvent`. Building an event fills `producer`, `schemaURL` and
   `eventTime` (now, UTC).
-- `FacetContainer`: the typed facet maps (`RunFacets`, `DatasetFacets`, ...). Keys the
-  spec defines are typed fields; any other key is kept under its own name, as the
-  registered custom facet class for that key when there is one, else as plain data.
-  A facet sent as `{"_deleted": true}` becomes a `DeletedFacet` whatever its key.
+- `FacetContainer`: the typed facet maps (`RunFacets`, `DatasetFacets`, ...), holding
+  only the keys sent (in `root`). Keys the spec defines are typed attributes; any other
+  key is kept under its own name, as the registered custom facet class for that key
+  when there is one, else as plain data. A facet sent as `{"_deleted": true}` becomes a
+  `DeletedFacet` whatever its key.
 
 The uri, uuid and date-time formats are plain `str` checked by a pattern in
 pydantic-core: the wire string survives a round trip unchanged (pydantic's `AnyUrl`
@@ -22,6 +23,7 @@ rewrites URLs) and the check costs far less than building `UUID`/`datetime` obje
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import functools
 import sys
@@ -541,14 +543,16 @@ def _is_deletion(value: Any) -> bool:
 
 
 class FacetContainer(OLModel):
-    """A typed facet map: spec keys are fields, every other key is kept by name.
+    """A typed facet map: spec keys are typed attributes, every other key is kept by name.
 
-    Validation happens in pydantic-core alone (see `_facet_map_schema`): a deletion
-    marker becomes a `DeletedFacet` under any key, and any other key the spec does not
-    define must hold a facet (an object with `_producer` and `_schemaURL`). Python runs
-    only while a custom facet class is registered for the entity: the post-init hook
-    then types the registered keys (a Python hook on every map costs a quarter of
-    parsing a small event).
+    The facets live in one dict, `root`, holding only the keys sent (pydantic-core builds
+    it with a typed-dict validator: a model would fill a `None` for each of the 10-15
+    keys the spec defines, most of what an empty map costs). Validation happens in
+    pydantic-core alone (see `_facet_map_schema`): a deletion marker becomes a
+    `DeletedFacet` under any key, and any other key the spec does not define must hold a
+    facet (an object with `_producer` and `_schemaURL`). Python runs only while a custom
+    facet class is registered for the entity: the post-init hook then types the
+    registered keys.
     """
 
     # Set by the generated metadata: which entity's facets this container holds, and
@@ -560,6 +564,16 @@ class FacetContainer(OLModel):
     # the entity; `_type_registered_facets` while one is (see `_custom_facets_changed`).
     __olsdk_post_init__: ClassVar[Any] = id
     __olsdk_facet_map__: ClassVar[bool] = True
+    # pydantic-core builds a map as a root model (`root` in `__dict__`) and leaves these
+    # two unset; pydantic's methods read them.
+    __pydantic_extra__ = None
+    __pydantic_private__ = None
+
+    if TYPE_CHECKING:  # (a property for type checkers: no `root=` in `__init__`)
+
+        @property
+        def root(self) -> dict[str, Any]:
+            """The facets present, by JSON key (the map's own dict)."""
 
     def __init__(self, /, **data: Any) -> None:
         # A deletion marker under a typed key cannot be validated as that key's facet
@@ -584,93 +598,124 @@ class FacetContainer(OLModel):
         field = cls.model_fields.get(key)
         return (field.alias or key) if field is not None else key
 
-    def _extra(self) -> dict[str, Any]:
-        extra = self.__pydantic_extra__
-        if extra is None:  # pragma: no cover - containers always allow extra keys
-            raise TypeError(f"{type(self).__name__} must allow extra keys")
-        return extra
-
     def hold(self, key: str, value: Any) -> None:
-        """Keep `value` under `key` as it is, outside the typed field of that key if any.
-
-        A deletion marker, or (lenient reading) a facet that fails its schema, is held
-        among the container's extra keys; the typed field of the same key is taken out
-        of the model, so the key is dumped once and attribute access (pydantic looks
-        extra keys up when a field has no value) gives the same object as `facets[key]`.
-        """
-        name = self._field_name(key)
-        if name is not None:
-            self.__dict__.pop(name, None)
-            self.__pydantic_fields_set__.discard(name)
-        self._extra()[key] = value
+        """Keep `value` under `key` as it is (a deletion marker, or, reading leniently, a
+        facet that fails its schema), even where the spec types that key."""
+        self.root[key] = value
 
     # Mapping-style access by JSON key, for keys that are not Python names
     # (`spark.exception`, `environment-properties`) and for generic code.
-    def _field_name(self, key: str) -> str | None:
-        for name, info in type(self).model_fields.items():
-            if (info.alias or name) == key:
-                return name
-        return None
-
     def __getitem__(self, key: str) -> Any:
-        extra = self.__pydantic_extra__ or {}
-        if key in extra:
-            return extra[key]
-        name = self._field_name(key)
-        if name is not None and name in self.__pydantic_fields_set__:
-            value = getattr(self, name)
-            if value is not None:
-                return value
-        raise KeyError(key)
+        return self.root[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
-        name = self._field_name(key)
-        if name is not None and not _is_deletion(value) and not isinstance(value, DeletedFacet):
-            setattr(self, name, value)
+        if value is None:
+            self.root.pop(key, None)  # "not sent"
+            return
+        if key in type(self).__olsdk_keys__ and not _is_deletion(value) and not isinstance(value, DeletedFacet):
+            self.root[key] = value  # a typed facet, set as a model field is (not validated)
             return
         self.hold(key, _kept_facet(type(self).__olsdk_entity__, key, value))
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # Setting a typed facet replaces what was held under its key (see `hold`).
-        extra = self.__pydantic_extra__
-        if extra and name in type(self).__pydantic_fields__:
-            extra.pop(type(self).__pydantic_fields__[name].alias or name, None)
-        super().__setattr__(name, value)
+        field = type(self).__pydantic_fields__.get(name)
+        if field is None:
+            super().__setattr__(name, value)
+        else:
+            self[field.alias or name] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.root[key]
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and key in self.as_mapping()
+        return key in self.root
 
     def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
+        return self.root.get(key, default)
 
     def as_mapping(self) -> dict[str, Any]:
         """Every facet present, by JSON key: typed facets, custom facets, plain data."""
-        out: dict[str, Any] = {}
-        for name, info in type(self).model_fields.items():
-            if name in self.__pydantic_fields_set__:
-                value = getattr(self, name)
-                if value is not None:
-                    out[info.alias or name] = value
-        out.update(self.__pydantic_extra__ or {})
-        return out
+        return dict(self.root)
 
     def keys(self) -> Iterator[str]:
-        return iter(self.as_mapping())
+        return iter(self.root)
 
     def __iter__(self) -> Iterator[str]:  # type: ignore[override]
         # A facet map iterates like a mapping: its keys (`for key in facets`, as `keys()`
-        # and `facets[key]`), not a model's (field, value) pairs. `dict(facets)` uses
-        # `keys()` and `facets[key]`, so it gives the same mapping as before.
-        return iter(self.as_mapping())
+        # and `facets[key]`), not a model's (field, value) pairs.
+        return iter(self.root)
 
     def items(self) -> ItemsView[str, Any]:
-        return self.as_mapping().items()
+        return self.root.items()
 
     def __len__(self) -> int:
-        return len(self.as_mapping())
+        return len(self.root)
+
+    if not TYPE_CHECKING:  # (type checkers see the typed keys; others are not attributes)
+
+        def __getattr__(self, name: str) -> Any:
+            # A key the spec does not define reads as an attribute too, as a model's extra
+            # field does (`facets.spark_version`).
+            if name.startswith("__") or name == "root":
+                raise AttributeError(name)  # not set yet (unpickling), or a protocol probe
+            try:
+                return self.__dict__["root"][name]
+            except KeyError:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}") from None
+
+    # -- what pydantic's methods read from `__dict__` and the unset extra keys ----------
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return bool(self.root == other.root)
+
+    def __repr_args__(self) -> Any:
+        return iter(self.root.items())
+
+    def __copy__(self) -> Self:
+        return type(self)._holding(dict(self.root))
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        return type(self)._holding(copy.deepcopy(self.root, memo))
+
+    def __getstate__(self) -> dict[Any, Any]:
+        return {"root": self.root}
+
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        object.__setattr__(self, "__dict__", {"root": state["root"]})
+        object.__setattr__(self, "__pydantic_fields_set__", {"root"})
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copied = copy.deepcopy(self) if deep else copy.copy(self)
+        for key, value in (update or {}).items():
+            copied[type(self)._alias_of(key)] = value
+        return copied
+
+    @classmethod
+    def _holding(cls, root: dict[str, Any]) -> Self:
+        made = cls.__new__(cls)
+        made.__setstate__({"root": root})
+        return made
+
+
+class _FacetAttribute:
+    """The attribute of a spec key on a facet map: the facet under that key, or None.
+    (A data descriptor, so that pydantic's `__getattr__` is not asked first.)"""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        if obj is None:
+            # On the class: what `BaseModel` has under the name (`schema`), as before.
+            return getattr(BaseModel, self.key).__get__(None, owner) if hasattr(BaseModel, self.key) else self
+        return obj.__dict__["root"].get(self.key)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj[self.key] = value
 
 
 OTHER_FORM = _exceptions.OTHER_FORM
@@ -809,18 +854,23 @@ def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaH
     # Each value is dumped by its own class (any-serialization): a union serializer would
     # first try it against each member.
     by_value = cs.simple_ser_schema("any")
-    fields = node["schema"]
-    for name, field in fields["fields"].items():
-        holder = field["schema"]  # `default` (None) around the facet class
-        if holder.get("type") != "default":
-            continue
+    typed: dict[str, cs.TypedDictField] = {}
+    for name, field in node["schema"]["fields"].items():
+        key = field.get("validation_alias", name)
+        if key != name:  # pragma: no cover - the generator keeps spec keys as field names
+            raise TypeError(f"{cls.__name__}.{name}: a facet map's typed key must be its field name ({key!r})")
+        facet = field["schema"]  # `default` (None) around the facet class
+        if facet.get("type") == "default":
+            facet = facet["schema"]
         annotation = cls.model_fields[name].annotation
         if any("deleted" in model.model_fields for model in _models_in(annotation)):
-            holder["schema"] = cs.union_schema(
-                [(holder["schema"], "Facet"), (marker, "DeletedFacet")], mode="left_to_right", serialization=by_value
-            )
+            facet = cs.union_schema([(facet, "Facet"), (marker, "DeletedFacet")], mode="left_to_right")
+        # (Each value dumped by its own class: a marker or a leniently kept dict may sit here.)
+        typed[key] = cs.typed_dict_field(
+            cs.union_schema([facet], serialization=by_value), required=False, metadata=field.get("metadata")
+        )
     unknown = cs.union_schema([(check, "Facet"), (marker, "DeletedFacet")], mode="left_to_right")
-    fields["extras_schema"] = cs.json_or_python_schema(
+    extras = cs.json_or_python_schema(
         json_schema=unknown,
         python_schema=cs.union_schema(
             [(built, "Model"), (check, "Facet"), (marker, "DeletedFacet")],
@@ -830,22 +880,27 @@ def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaH
         # In JSON Schema a facet map's other keys stay "any value", as before.
         metadata={"pydantic_js_functions": [lambda _schema, _handler: {}]},
     )
+    # Only the keys sent: a typed dict, held as the model's `root` (see FacetContainer).
+    node["schema"] = cs.typed_dict_schema(typed, extra_behavior="allow", extras_schema=extras)
+    node["root_model"] = True
+    for key in typed:
+        setattr(cls, key, _FacetAttribute(key))
 
 
 def _type_registered_facets(self: FacetContainer, _context: Any, /) -> None:
     """The post-init hook while a custom facet class is registered for the map's entity:
     the keys registered become their classes (pydantic-core has checked they hold facets)."""
-    extra = self.__pydantic_extra__
-    if not extra:
+    facets = self.root
+    if not facets:
         return
     entity = type(self).__olsdk_entity__
-    for key, value in extra.items():
+    for key, value in facets.items():
         if type(value) is not dict:
-            continue  # a marker, or an object built in Python
+            continue  # a spec facet, a marker, or an object built in Python
         if _registry.lookup(entity, key) is None:
             continue
         try:
-            extra[key] = _kept_facet(entity, key, value)
+            facets[key] = _kept_facet(entity, key, value)
         except ValueError as exc:
             raise ValueError(f"facet {key!r}: {exc}") from None
 
@@ -880,25 +935,6 @@ def _check_base(entity: str, value: Any) -> None:
         if problem.rule == "required field missing":
             raise ValueError(f"lacks {problem.path!r}, which every facet must have ({base.__name__})") from None
         raise ValueError(f"{problem.path}: {problem.rule}" if problem.path else problem.rule) from None
-
-
-class _ShadowingField:
-    """On a container, the facet field whose key is also a `BaseModel` attribute (`schema`).
-
-    Its value lives in the instance `__dict__` as any field's does; when the container
-    holds the key elsewhere (`FacetContainer.hold`), attribute access would find the
-    inherited `BaseModel.schema` method instead of pydantic's extra-key lookup: this
-    non-data descriptor answers with the held value then.
-    """
-
-    def __init__(self, name: str, key: str) -> None:
-        self.name = name
-        self.key = key
-
-    def __get__(self, obj: Any, owner: type[BaseModel]) -> Any:
-        if obj is None:
-            return getattr(BaseModel, self.name).__get__(None, owner)
-        return (obj.__pydantic_extra__ or {}).get(self.key)
 
 
 def _kept_facet(entity: str, key: str, value: Any) -> Any:
@@ -964,8 +1000,5 @@ def bind_metadata(
             _CONTAINERS[entity].append(container)
         _custom_facets_changed(entity)
         container.__olsdk_keys__ = frozenset((info.alias or name) for name, info in container.model_fields.items())
-        for name, info in container.model_fields.items():
-            if hasattr(BaseModel, name):
-                setattr(container, name, _ShadowingField(name, info.alias or name))
     for (entity, key), keyed_class in facet_keys.items():
         _registry.register_spec_facet(entity, key, keyed_class)

@@ -88,6 +88,34 @@ def test_facet_containers_behave_like_mappings() -> None:
     }
 
 
+def test_facet_maps_hold_only_the_keys_sent() -> None:
+    empty = models.RunFacets.model_validate_json(b"{}")
+    assert empty.__dict__ == {"root": {}}  # no `None` per spec key (what made an empty map cost)
+    assert empty.parent is None and len(empty) == 0 and empty.to_json() == "{}"
+    document = {
+        "sql": {"_producer": "https://p", "_schemaURL": "https://s", "query": "select 1"},
+        "other": {"_producer": "https://p", "_schemaURL": "https://s", "x": None},
+    }
+    facets = models.JobFacets.model_validate(document)
+    assert list(facets.root) == ["sql", "other"] and isinstance(facets.sql, models.SQLJobFacet)
+    assert facets.other == {"_producer": "https://p", "_schemaURL": "https://s", "x": None}  # unknown keys read too
+    assert repr(facets).startswith("JobFacets(sql=SQLJobFacet(") and "other={" in repr(facets)
+    for made in (pickle.loads(pickle.dumps(facets)), copy.copy(facets), copy.deepcopy(facets), facets.model_copy()):
+        assert made == facets and type(made) is models.JobFacets and made.root == facets.root
+        assert made.root is not facets.root
+    assert facets != models.JobFacets.model_validate({"sql": document["sql"]})
+    changed = facets.model_copy(update={"sql": None})
+    assert "sql" not in changed and "sql" in facets
+    facets.sql = None  # "not sent"
+    assert "sql" not in facets and facets.to_dict() == {"other": document["other"]}
+    del facets["other"]
+    assert len(facets) == 0
+    with pytest.raises(AttributeError, match="no attribute 'missing'"):
+        _ = facets.missing  # type: ignore[attr-defined]
+    # The JSON Schema of a map still lists the spec's keys.
+    assert "sql" in models.JobFacets.model_json_schema()["properties"]
+
+
 def test_deletion_markers_built_in_python_dump_as_markers() -> None:
     producer = olsdk.get_default_producer()
     marker = models.DeletedFacet()
