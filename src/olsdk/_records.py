@@ -86,10 +86,10 @@ def _type_ref(cls: type, *, lazy: bool) -> str:
 # (record class, lazy) pairs whose schema is being built: a record that holds its own
 # kind (a schema field's nested `fields`) refers to the schema being built instead.
 _building: set[tuple[type, bool]] = set()
-# Reference of a lazy record schema -> its record class (`holder_schema` reads them).
+# Reference of a lazy record schema -> its record class (`_held_records` reads them).
 _lazy_refs: dict[str, type[OLRecord]] = {}
 # Above zero while a holder that types its records on first read (an olsdk model, see
-# `holder_schema`) builds its schema.
+# `records_typed_on_first_read`) builds its schema.
 _lazy_depth = 0
 
 
@@ -202,8 +202,10 @@ class _RecordType(type):
             return _field_infos(cls)
 
         def __call__(cls, /, **data):
-            if None in data.values():  # "not sent", as with the models
-                data = {key: value for key, value in data.items() if value is not None}
+            for value in data.values():
+                if value is None:  # "not sent", as with the models (`is`: no model's `__eq__`)
+                    data = {key: value for key, value in data.items() if value is not None}
+                    break
             construct = _constructors.get(cls) or _constructor(cls)
             try:
                 return construct(data)
