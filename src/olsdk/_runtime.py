@@ -618,11 +618,13 @@ class FacetContainer(OLModel):
         self.hold(key, _kept_facet(type(self).__olsdk_entity__, key, value))
 
     def __setattr__(self, name: str, value: Any) -> None:
-        field = type(self).__pydantic_fields__.get(name)
-        if field is None:
+        # Any public name is a facet key (a spec key's typed attribute, or a key the spec
+        # does not define, checked as `facets[key] = value` checks it).
+        if name.startswith("_"):
             super().__setattr__(name, value)
-        else:
-            self[field.alias or name] = value
+            return
+        field = type(self).__pydantic_fields__.get(name)
+        self[(field.alias or name) if field is not None else name] = value
 
     def __delitem__(self, key: str) -> None:
         del self.root[key]
@@ -691,6 +693,11 @@ class FacetContainer(OLModel):
         for key, value in (update or {}).items():
             copied[type(self)._alias_of(key)] = value
         return copied
+
+    @classmethod
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Self:
+        """A map holding `values` (by attribute name or JSON key) as given, unvalidated."""
+        return cls._holding({cls._alias_of(key): value for key, value in values.items() if value is not None})
 
     @classmethod
     def _holding(cls, root: dict[str, Any]) -> Self:

@@ -104,12 +104,19 @@ def test_facet_maps_hold_only_the_keys_sent() -> None:
         assert made == facets and type(made) is models.JobFacets and made.root == facets.root
         assert made.root is not facets.root
     assert facets != models.JobFacets.model_validate({"sql": document["sql"]})
+    assert models.JobFacets.model_construct(sql=facets.sql, other=document["other"]) == facets
     changed = facets.model_copy(update={"sql": None})
     assert "sql" not in changed and "sql" in facets
     facets.sql = None  # "not sent"
     assert "sql" not in facets and facets.to_dict() == {"other": document["other"]}
     del facets["other"]
     assert len(facets) == 0
+    # An attribute of a key the spec does not define is that key, checked as `facets[key] = ...` is.
+    facets.myCo_thing = document["other"]  # type: ignore[attr-defined]
+    assert facets["myCo_thing"] == document["other"]
+    with pytest.raises(ValueError, match="a facet must be a JSON object"):
+        facets.myCo_bad = 3  # type: ignore[attr-defined]
+    del facets["myCo_thing"]
     with pytest.raises(AttributeError, match="no attribute 'missing'"):
         _ = facets.missing  # type: ignore[attr-defined]
     # The JSON Schema of a map still lists the spec's keys.
