@@ -69,11 +69,7 @@ def _typing_attribute(key: str, shape: str, record: type, *, required: bool) -> 
     plain = _attribute(key, required=required, deprecated=False)
 
     def read(holder: dict[str, Any]) -> Any:
-        value = holder.get(key)
-        typed = _typed(value, shape, record)
-        if typed is not value:
-            holder[key] = typed
-        return typed
+        return _typed_in(holder, key, holder.get(key), shape, record)
 
     return property(read, plain.fset, doc=plain.__doc__)
 
@@ -121,6 +117,14 @@ def _typed(value: Any, shape: str, record: type) -> Any:
     return value
 
 
+def _typed_in(holder: dict[str, Any], key: str, value: Any, shape: str, record: type) -> Any:
+    """`_typed(value)`, stored back under `key` of `holder` when it is a new object."""
+    typed = _typed(value, shape, record)
+    if typed is not value:
+        holder[key] = typed
+    return typed
+
+
 class _LazyRecords:
     """The attribute of a model field that holds records: types them on first read.
 
@@ -140,10 +144,7 @@ class _LazyRecords:
             value = values[self.name]
         except KeyError:
             return obj.__getattr__(self.name)  # kept as an extra key, or not sent (lenient)
-        typed = _typed(value, self.shape, self.record)
-        if typed is not value:
-            values[self.name] = typed
-        return typed
+        return _typed_in(values, self.name, value, self.shape, self.record)
 
     def __set__(self, obj: Any, value: Any) -> None:
         obj.__dict__[self.name] = value
@@ -211,11 +212,6 @@ class _RecordType(type):
                 return construct(data)
             except PydanticValidationError as exc:
                 raise ValidationError.from_pydantic(exc, title=f"invalid {cls.__name__}") from None
-
-
-def _invalid(cls: type, exc: PydanticValidationError) -> ValidationError:
-    # From Python, the record's own validator names the union member it tried (the class name).
-    return ValidationError.from_pydantic(exc, title=f"invalid {cls.__name__}", leading_tag=cls.__name__)
 
 
 # Record class -> `validate_python` of its constructor validator.
@@ -361,18 +357,22 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
 
     @classmethod
     def model_validate(cls, data: Any) -> Self:
-        try:
-            built: Self = _adapter(cls).validator.validate_python(data)
-        except PydanticValidationError as exc:
-            raise _invalid(cls, exc) from None
-        return built
+        return cls._validated(data, json=False)
 
     @classmethod
     def model_validate_json(cls, data: str | bytes | bytearray) -> Self:
+        return cls._validated(data, json=True)
+
+    @classmethod
+    def _validated(cls, data: Any, *, json: bool) -> Self:
+        validator = _adapter(cls).validator
         try:
-            built: Self = _adapter(cls).validator.validate_json(data)
+            built: Self = validator.validate_json(data) if json else validator.validate_python(data)
         except PydanticValidationError as exc:
-            raise _invalid(cls, exc) from None
+            # From Python, the record's own validator names the union member it tried (the class name).
+            raise ValidationError.from_pydantic(
+                exc, title=f"invalid {cls.__name__}", leading_tag=cls.__name__
+            ) from None
         return built
 
     @classmethod
