@@ -1,7 +1,7 @@
 """A corpus of real-shaped OpenLineage events, each with what the readers must say.
 
 Shapes follow what real producers emit: the OpenLineage Java Spark agent (the templates
-in ../shared/spark-agent-reference/, filled in as a running agent fills them: run ids,
+in tests/spark/agent_reference/, filled in as a running agent fills them: run ids,
 times, producer, schema URLs, facet `_producer`/`_schemaURL`), Airflow's provider, dbt
 (`dbt-ol`) and Flink. Each deviation seen in the wild appears in at least one event:
 
