@@ -108,7 +108,9 @@ def test_kafka_producer_configuration_and_message() -> None:
     payload = Payload.from_json(json.dumps(run_event()))
     assert transport.message(payload) == ("lineage", "run:tests/job", payload.body)
     transport.send(payload)  # a real confluent-kafka Producer queues it locally
-    assert len(transport.producer) == 1
+    # (len() also counts librdkafka's queued events, such as "connection refused" from the
+    # missing broker, when one arrives in time: at least the message.)
+    assert len(transport.producer) >= 1
     fixed = create_transport(
         {
             "type": "kafka",
