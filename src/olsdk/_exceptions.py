@@ -82,12 +82,31 @@ def _rule(error: Any) -> str:
 
 OTHER_FORM = "olsdk_other_form"  # (`_runtime.OTHER_FORM`; this module imports no other)
 
+# The union tag of a record's second form: a record built in Python that holds None for
+# an optional field (`olsdk._records`). Where it reports problems, so does the first form
+# (`<class name>`), which also refuses the None; the second form's are the ones that apply.
+BUILT_TAG = " (built in Python)"
+
 
 def without_other_forms(errors: list[Any]) -> list[Any]:
     """The errors, less those saying a value is not another form it could have taken
-    (see `_runtime.OTHER_FORM`) when any other error says what is wrong with it."""
-    kept = [error for error in errors if error["type"] != OTHER_FORM]
-    return kept or errors
+    (see `_runtime.OTHER_FORM`) when any other error says what is wrong with it, and
+    less the first form's errors on a record built in Python (see `BUILT_TAG`)."""
+    kept = [error for error in errors if error["type"] != OTHER_FORM] or errors
+    built = {
+        (tuple(error["loc"][:index]), step[: -len(BUILT_TAG)])
+        for error in kept
+        if error["type"] != OTHER_FORM
+        for index, step in enumerate(error["loc"])
+        if isinstance(step, str) and step.endswith(BUILT_TAG)
+    }
+    if not built:
+        return kept
+    return [
+        error
+        for error in kept
+        if not any((tuple(error["loc"][:index]), step) in built for index, step in enumerate(error["loc"]))
+    ]
 
 
 _KEYED_RULE = re.compile(r"^facet '(?P<key>[^']+)': (?P<rule>.*)$", re.S)
@@ -126,7 +145,7 @@ class ValidationError(OlsdkError, ValueError):
         for error in without_other_forms(exc.errors(include_url=False)):
             loc = tuple(error["loc"])
             # The event dispatcher adds the event kind (its tag) as the first location part.
-            if loc and (loc[0] == leading_tag or exc.title.startswith("tagged-union")):
+            if loc and (loc[0] in (leading_tag, f"{leading_tag}{BUILT_TAG}") or exc.title.startswith("tagged-union")):
                 loc = loc[1:]
             if model is not None:
                 loc = _json_loc(model, loc)

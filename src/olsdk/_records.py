@@ -8,12 +8,17 @@ builds one from JSON with its typed-dict validator and dumps it with its typed-d
 serializer: about a quarter cheaper to parse and 40% cheaper to dump than a model. (Parsed
 into an olsdk model, a record stays the validated dict until the attribute holding it
 is first read, see `_typed`: making the record's class from it would cost back most of
-the parsing gain.) Building one in Python costs about what a model does.
+the parsing gain.)
 
 `SchemaDatasetFacetFields(name="id", type="INT")` is such a dict (`field.name`,
-`field["name"]` and `json.dumps(field)` all work); building one validates it exactly as
-parsing does (strict JSON types, the spec's formats, extra keys as JSON values) and
-leaves out an optional field given as None, as the models do. A record is not a
+`field["name"]` and `json.dumps(field)` all work), made by dict's C constructor: building
+it runs no Python. It is checked where it is used, as a TypedDict would be: when a model
+(or a record) holding it is built, by `model_validate`, and before its own dumps, exactly
+as parsing checks it (strict JSON types, the spec's formats, extra keys as JSON values);
+a problem names its path from the holder (`fields[3].name: must be string`). The holder
+keeps a checked copy, with an optional field given as None left out, as the models do.
+Checking records where they are held instead of in a Python constructor per record made
+building a full event 20% cheaper (docs/benchmarks.md). A record is not a
 `BaseModel`: `model_dump`, `model_dump_json`, `model_validate`, `model_copy`,
 `model_fields`, `to_dict` and `to_json` are provided by name for code written against
 the models.
@@ -35,11 +40,11 @@ from pydantic import ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 from pydantic.errors import PydanticUndefinedAnnotation
 from pydantic.fields import FieldInfo
-from pydantic_core import CoreSchema, PydanticUndefined, SchemaValidator
+from pydantic_core import CoreSchema, PydanticUndefined
 from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict, dataclass_transform
 
-from olsdk._exceptions import OTHER_FORM, ValidationError
+from olsdk._exceptions import BUILT_TAG, OTHER_FORM, ValidationError
 
 __all__ = ["OLRecord"]
 
@@ -189,10 +194,10 @@ def type_on_first_read(cls: type, model: Any) -> None:
 
 
 class _RecordType(type):
-    """The metaclass of records: calling a record class validates its keyword arguments.
+    """The metaclass of records: `model_fields` on the class, as on a model.
 
-    pydantic-core turns a validated dict into a record through `type.__call__`, which
-    skips this `__call__` and runs dict's C constructor: no Python on the parse path.
+    Calling a record class is dict's C constructor: `SchemaDatasetFacetFields(name="id")`
+    runs no Python. The record is checked where it is used (see `OLRecord`).
     """
 
     if not TYPE_CHECKING:  # (type checkers see the fields as `__init__`'s keywords)
@@ -201,48 +206,6 @@ class _RecordType(type):
         def model_fields(cls) -> dict[str, FieldInfo]:
             """The record's fields as pydantic describes a model's (made on first use)."""
             return _field_infos(cls)
-
-        def __call__(cls, /, **data):
-            for value in data.values():
-                if value is None:  # "not sent", as with the models (`is`: no model's `__eq__`)
-                    data = {key: value for key, value in data.items() if value is not None}
-                    break
-            try:
-                return _make(cls, cls._olsdk_check(data))
-            except PydanticValidationError as exc:
-                raise ValidationError.from_pydantic(exc, title=f"invalid {cls.__name__}") from None
-
-
-# dict's own constructor, called on a record class: a record holding a validated dict's
-# items (the metaclass `__call__` is skipped). Called here rather than by the validator
-# (an after-function): that costs about 100 ns less per record.
-_make = type.__call__
-
-
-class _FirstCheck:
-    """A record class's `_olsdk_check` until first called: builds the validator that checks
-    keyword arguments into a plain dict (the record's typed dict, without the "already a
-    record" alternative) and puts its `validate_python` in its place, a C method read
-    from the class (a lookup in a dict of validators cost more)."""
-
-    __slots__ = ("cls",)
-
-    def __init__(self, cls: type) -> None:
-        self.cls = cls
-
-    def __call__(self, data: dict[str, Any]) -> Any:
-        schema: Any = _adapter(self.cls).core_schema
-        definitions: list[Any] = []
-        if schema["type"] == "definitions":
-            definitions, schema = schema["definitions"], schema["schema"]
-        if schema["type"] == "definition-ref":
-            schema = next(d for d in definitions if d.get("ref") == schema["schema_ref"])
-        fields = schema["json_schema"]
-        if fields["type"] == "function-after":  # the function making the record: `_make` does
-            fields = fields["schema"]
-        check = SchemaValidator(cs.definitions_schema(fields, definitions) if definitions else fields).validate_python
-        type.__setattr__(self.cls, "_olsdk_check", check)
-        return check(data)
 
 
 _adapters: dict[type, TypeAdapter[Any]] = {}
@@ -267,8 +230,6 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
     # The record's field names (its JSON keys), in definition order, and the required ones.
     __olsdk_fields__: ClassVar[tuple[str, ...]] = ()
     __olsdk_required__: ClassVar[frozenset[str]] = frozenset()
-    # Checks keyword arguments into the dict a record is made from (see `_FirstCheck`).
-    _olsdk_check: ClassVar[Any]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -282,7 +243,6 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
                 required.discard(name)
             text = str(own[name])
             setattr(cls, name, _attribute(name, required=name in required, deprecated="deprecated=True" in text))
-        cls._olsdk_check = _FirstCheck(cls)
         cls.__olsdk_fields__ = tuple(dict.fromkeys([*cls.__olsdk_fields__, *own]))
         cls.__olsdk_required__ = frozenset(required)
 
@@ -336,13 +296,34 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
                 if held is not None:
                     setattr(cls, key, _typing_attribute(key, *held, required=key in cls.__olsdk_required__))
         # The validated dict becomes a record through dict's C constructor.
-        from_dict = cs.no_info_after_validator_function(functools.partial(type.__call__, cls), fields)
-        built = cs.custom_error_schema(cs.is_instance_schema(cls), OTHER_FORM, custom_error_message="not a record")
+        make = functools.partial(type.__call__, cls)
+        from_dict = cs.no_info_after_validator_function(make, fields)
+        # Python input is a plain dict or a record built in Python, which dict's C
+        # constructor made unchecked: it is checked here, where a model (or a record)
+        # holds it. pydantic-core reads a dict subclass through the mapping protocol, at
+        # twice the cost of a dict: `dict()` copies it first (C code, about 100 ns).
+        copied = cs.no_info_plain_validator_function(dict)
+        a_dict = cs.custom_error_schema(cs.is_instance_schema(dict), "dict_type")
+        checked = cs.chain_schema([a_dict, copied, fields if lazy else from_dict])
+        # A record built in Python may hold None for an optional field ("not sent", as a
+        # model's keyword argument): left out. Tried second, so a record without one pays
+        # nothing for it; a plain dict is refused `null` as JSON is (`OTHER_FORM`).
+        nullable = dict(fields, fields={key: _nullable(field) for key, field in fields["fields"].items()})
+        drop = functools.partial(_without_none, None if lazy else make)
+        with_none = cs.chain_schema(
+            [
+                cs.custom_error_schema(cs.is_instance_schema(cls), OTHER_FORM, custom_error_message="not a record"),
+                copied,
+                cs.no_info_after_validator_function(drop, nullable),
+            ]
+        )
         return cs.json_or_python_schema(
             json_schema=fields if lazy else from_dict,
-            # Built in Python, a record was validated when it was made: kept as it is.
-            # (The class name tags both members: a union tag is not part of an error's path.)
-            python_schema=cs.union_schema([(built, cls.__name__), (from_dict, cls.__name__)], mode="left_to_right"),
+            # (Union tags are not part of an error's path; `ValidationError.from_pydantic`
+            # keeps the second member's errors when both report on a record, see BUILT_TAG.)
+            python_schema=cs.union_schema(
+                [(checked, cls.__name__), (with_none, cls.__name__ + BUILT_TAG)], mode="left_to_right"
+            ),
             ref=ref,
         )
 
@@ -392,23 +373,26 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
     def model_json_schema(cls) -> dict[str, Any]:
         return _adapter(cls).json_schema()
 
+    # Dumps check the record first, as a model holding it would: a record built in
+    # Python is not checked until then (None values "not sent" are left out).
+
     def model_dump(self, *, mode: Literal["json", "python"] = "python", **options: Any) -> dict[str, Any]:
-        dumped: dict[str, Any] = _adapter(type(self)).dump_python(self, mode=mode, **options)
+        dumped: dict[str, Any] = _adapter(type(self)).dump_python(self.model_validate(self), mode=mode, **options)
         return dumped
 
     def model_dump_json(self, **options: Any) -> str:
-        return _adapter(type(self)).dump_json(self, **options).decode()
+        return _adapter(type(self)).dump_json(self.model_validate(self), **options).decode()
 
     def model_copy(self, *, deep: bool = False) -> Self:
         return copy.deepcopy(self) if deep else copy.copy(self)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document of this record."""
+        """The JSON document of this record (checked first)."""
         return self.model_dump(mode="json")
 
     def to_json(self) -> str:
-        """Compact JSON of this record."""
-        return _adapter(type(self)).dump_json(self).decode()
+        """Compact JSON of this record (checked first)."""
+        return self.model_dump_json()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.items())})"
@@ -441,3 +425,17 @@ def _field_infos(cls: type[OLRecord]) -> dict[str, FieldInfo]:
             for name in cls.__olsdk_fields__
         }
     return infos
+
+
+def _nullable(field: Any) -> Any:
+    """A typed-dict field of a record that also takes None when it is optional."""
+    if field.get("required", True):
+        return field
+    return dict(field, schema=cs.nullable_schema(field["schema"]))
+
+
+def _without_none(make: Any, validated: dict[str, Any]) -> Any:
+    """A record's validated dict without the None values a Python caller gave for "not
+    sent", made a record (`make`) unless its holder types it on first read."""
+    kept = {key: value for key, value in validated.items() if value is not None}
+    return kept if make is None else make(kept)
