@@ -30,26 +30,51 @@ def test_repeated_objects_of_facets_are_records_and_others_models() -> None:
     assert not issubclass(models.SchemaDatasetFacet, OLRecord)
 
 
-def test_building_a_record_validates_like_parsing() -> None:
+def test_a_record_is_checked_where_a_model_holds_it() -> None:
     field = models.SchemaDatasetFacetFields(name="id", type="BIGINT", ordinal_position=1)
     assert field == {"name": "id", "type": "BIGINT", "ordinal_position": 1}
     assert (field.name, field.type, field.description) == ("id", "BIGINT", None)
+    # Built by dict's constructor, a record is checked where it is used, as parsing checks it.
+    bad = models.SchemaDatasetFacetFields(name=3)  # type: ignore[arg-type]
     with pytest.raises(olsdk.ValidationError) as caught:
-        models.SchemaDatasetFacetFields(name=3)  # type: ignore[arg-type]
+        models.SchemaDatasetFacet(fields=[field, bad])
     assert [(p.path, p.rule) for p in caught.value.problems] == [
-        ("name", "must be string; input should be a valid string")
+        ("fields[1].name", "must be string; input should be a valid string")
     ]
+    assert caught.value.title == "invalid SchemaDatasetFacet"
+    with pytest.raises(olsdk.ValidationError) as caught:
+        models.SchemaDatasetFacetFields.model_validate(bad)
+    assert [(p.path, p.rule.split(";")[0]) for p in caught.value.problems] == [("name", "must be string")]
     assert caught.value.title == "invalid SchemaDatasetFacetFields"
-    with pytest.raises(olsdk.ValidationError, match="name: required field missing"):
-        models.SchemaDatasetFacetFields(type="INT")  # type: ignore[call-arg]
-    with pytest.raises(olsdk.ValidationError, match="ordinal_position: must be int"):
-        models.SchemaDatasetFacetFields(name="id", ordinal_position="1")  # type: ignore[arg-type]
+    with pytest.raises(olsdk.ValidationError, match="name: must be string"):
+        bad.to_json()
+    missing = models.SchemaDatasetFacetFields(type="INT")  # type: ignore[call-arg]
+    with pytest.raises(olsdk.ValidationError, match=r"fields\[0\]\.name: required field missing"):
+        models.SchemaDatasetFacet(fields=[missing])
+    # Nested records are checked with their holder, at their own path.
+    nested = models.SchemaDatasetFacetFields(
+        name="id", fields=[models.SchemaDatasetFacetFields(name="x", ordinal_position="1")]
+    )  # type: ignore[arg-type]
+    with pytest.raises(olsdk.ValidationError, match=r"fields\[0\]\.fields\[0\]\.ordinal_position: must be int"):
+        models.SchemaDatasetFacet(fields=[nested])
+    with pytest.raises(olsdk.ValidationError, match=r"fields\[0\]: must be dict"):
+        models.SchemaDatasetFacet(fields=[5])  # type: ignore[list-item]
 
 
 def test_none_means_not_sent() -> None:
     field = models.SchemaDatasetFacetFields(name="id", type=None, description=None)
-    assert dict(field) == {"name": "id"}
     assert field.to_json() == '{"name":"id"}'
+    assert field.model_dump() == {"name": "id"}
+    facet = models.SchemaDatasetFacet(fields=[field])
+    assert facet.fields == [{"name": "id"}]
+    assert facet.to_json().endswith('"fields":[{"name":"id"}]}')
+    # A None beside a real problem: only the problem is reported.
+    with pytest.raises(olsdk.ValidationError) as caught:
+        models.SchemaDatasetFacet(fields=[models.SchemaDatasetFacetFields(name=3, type=None)])  # type: ignore[arg-type]
+    assert [p.path for p in caught.value.problems] == ["fields[0].name"]
+    # A plain dict is a document: null is refused there, as in JSON.
+    with pytest.raises(olsdk.ValidationError, match=r"fields\[0\]\.type: must be string"):
+        models.SchemaDatasetFacet(fields=[{"name": "id", "type": None}])  # type: ignore[list-item]
     field.type = "INT"
     field.type = None
     assert "type" not in field
@@ -62,13 +87,14 @@ def test_extra_keys_are_kept_and_read_as_attributes() -> None:
     field = models.SchemaDatasetFacetFields(name="id", tags=["pii"])  # type: ignore[call-arg]
     assert field["tags"] == ["pii"]
     assert field.tags == ["pii"]  # type: ignore[attr-defined]
+    assert models.SchemaDatasetFacet(fields=[field]).to_json().endswith('"fields":[{"name":"id","tags":["pii"]}]}')
     with pytest.raises(AttributeError, match="no attribute 'missing'"):
         _ = field.missing  # type: ignore[attr-defined]
     # Extra keys hold JSON values only, and a record that says so refuses them.
-    with pytest.raises(olsdk.ValidationError, match="tags"):
-        models.SchemaDatasetFacetFields(name="id", tags=object())  # type: ignore[call-arg]
+    with pytest.raises(olsdk.ValidationError, match=r"fields\[0\]\.tags"):
+        models.SchemaDatasetFacet(fields=[models.SchemaDatasetFacetFields(name="id", tags=object())])  # type: ignore[call-arg]
     with pytest.raises(olsdk.ValidationError, match="foo: unknown field"):
-        models.ExecutionParameter(key="k", foo=1)  # type: ignore[call-arg]
+        models.ExecutionParameter(key="k", foo=1).to_json()  # type: ignore[call-arg]
 
 
 def test_parsed_records_round_trip_exactly() -> None:
@@ -115,12 +141,17 @@ def _event_with_schema(fields: list[object]) -> bytes:
     return json.dumps(document).encode()
 
 
-def test_a_record_built_in_python_is_kept_as_it_is() -> None:
+def test_a_record_given_to_a_model_is_held_as_a_checked_copy() -> None:
     field = models.SchemaDatasetFacetFields(name="id")
     facet = models.SchemaDatasetFacet(fields=[field, {"name": "from a dict"}])  # type: ignore[list-item]
     assert facet.fields is not None
-    assert facet.fields[0] is field
-    assert type(facet.fields[1]) is models.SchemaDatasetFacetFields
+    assert facet.fields[0] == field and facet.fields[0] is not field
+    assert all(type(f) is models.SchemaDatasetFacetFields for f in facet.fields)
+    # Held outside olsdk's models (a TypeAdapter), records are made at once.
+    adapter = pydantic.TypeAdapter(list[models.SchemaDatasetFacetFields])
+    held = adapter.validate_python([field, models.SchemaDatasetFacetFields(name="b", type=None)])
+    assert [type(f) for f in held] == [models.SchemaDatasetFacetFields] * 2
+    assert held == [{"name": "id"}, {"name": "b"}]
     with pytest.raises(olsdk.ValidationError) as caught:
         models.SchemaDatasetFacet(fields=[{"name": 3}])  # type: ignore[list-item]
     assert [p.path for p in caught.value.problems] == ["fields[0].name"]
