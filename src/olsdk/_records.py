@@ -309,7 +309,8 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
         # model's keyword argument): left out. Tried second, so a record without one pays
         # nothing for it; a plain dict is refused `null` as JSON is (`OTHER_FORM`).
         nullable = dict(fields, fields={key: _nullable(field) for key, field in fields["fields"].items()})
-        drop = functools.partial(_without_none, None if lazy else make)
+        optional = frozenset(key for key, field in fields["fields"].items() if not field.get("required", True))
+        drop = functools.partial(_without_none, None if lazy else make, optional)
         with_none = cs.chain_schema(
             [
                 cs.custom_error_schema(cs.is_instance_schema(cls), OTHER_FORM, custom_error_message="not a record"),
@@ -434,8 +435,9 @@ def _nullable(field: Any) -> Any:
     return dict(field, schema=cs.nullable_schema(field["schema"]))
 
 
-def _without_none(make: Any, validated: dict[str, Any]) -> Any:
-    """A record's validated dict without the None values a Python caller gave for "not
-    sent", made a record (`make`) unless its holder types it on first read."""
-    kept = {key: value for key, value in validated.items() if value is not None}
+def _without_none(make: Any, optional: frozenset[str], validated: dict[str, Any]) -> Any:
+    """A record's validated dict without the optional fields a Python caller gave None
+    for ("not sent"; an extra key keeps its JSON null), made a record (`make`) unless its
+    holder types it on first read."""
+    kept = {key: value for key, value in validated.items() if value is not None or key not in optional}
     return kept if make is None else make(kept)

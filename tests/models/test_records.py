@@ -68,6 +68,10 @@ def test_none_means_not_sent() -> None:
     facet = models.SchemaDatasetFacet(fields=[field])
     assert facet.fields == [{"name": "id"}]
     assert facet.to_json().endswith('"fields":[{"name":"id"}]}')
+    # Only the record's own optional fields: an extra key keeps its JSON null.
+    extra = models.SchemaDatasetFacetFields(name="id", type=None, note=None)  # type: ignore[call-arg]
+    assert extra.to_json() == '{"name":"id","note":null}'
+    assert models.SchemaDatasetFacet(fields=[extra]).fields == [{"name": "id", "note": None}]
     # A None beside a real problem: only the problem is reported.
     with pytest.raises(olsdk.ValidationError) as caught:
         models.SchemaDatasetFacet(fields=[models.SchemaDatasetFacetFields(name=3, type=None)])  # type: ignore[arg-type]
