@@ -16,6 +16,7 @@ import io
 import pstats
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Annotated, Any
 
 import orjson
@@ -27,6 +28,18 @@ from bench.timing import calibrate, interleave, loop_measure
 
 ROUNDS = 15
 SAMPLE = 0.03
+
+
+def _parse_dict(wire: bytes) -> object:
+    return olsdk.parse_event(orjson.loads(wire))
+
+
+def _build_and_dump(build: Callable[[Any], Any], module: Any) -> object:
+    return build(module).model_dump_json(exclude_unset=True)
+
+
+def _validate_dict(validator: Callable[[Any], object], wire: bytes) -> object:
+    return validator(orjson.loads(wire))
 
 
 def compare(title: str, fns: dict[str, Callable[[], object]], reference: str) -> None:
@@ -58,12 +71,12 @@ def parse_dispatch() -> None:
         compare(
             f"parse dispatch, {workload} event (bytes -> RunEvent)",
             {
-                "olsdk.parse_event (callable Discriminator)": lambda w=wire: olsdk.parse_event(w),
-                "RunEvent.model_validate_json": lambda w=wire: RunEvent.model_validate_json(w),
-                "union left_to_right .validate_json": lambda w=wire: left_to_right.validate_json(w),
-                "union smart .validate_json": lambda w=wire: smart.validate_json(w),
-                "orjson.loads + parse_event(dict)": lambda w=wire: olsdk.parse_event(orjson.loads(w)),
-                "orjson.loads (no validation)": lambda w=wire: orjson.loads(w),
+                "olsdk.parse_event (callable Discriminator)": partial(olsdk.parse_event, wire),
+                "RunEvent.model_validate_json": partial(RunEvent.model_validate_json, wire),
+                "union left_to_right .validate_json": partial(left_to_right.validate_json, wire),
+                "union smart .validate_json": partial(smart.validate_json, wire),
+                "orjson.loads + parse_event(dict)": partial(_parse_dict, wire),
+                "orjson.loads (no validation)": partial(orjson.loads, wire),
             },
             "olsdk.parse_event (callable Discriminator)",
         )
@@ -105,7 +118,7 @@ def feature_costs() -> None:
         wire = workloads.official_bytes(workloads.WORKLOADS[workload][0]())
         compare(
             f"parse {workload}: RunEvent.model_validate_json, model variants",
-            {name: (lambda m=m, w=wire: m.RunEvent.model_validate_json(w)) for name, m in modules.items()},
+            {name: partial(m.RunEvent.model_validate_json, wire) for name, m in modules.items()},
             "baseline",
         )
     builders = {"full": workloads.olsdk_full, "minimal": workloads.olsdk_minimal}
@@ -117,7 +130,7 @@ def feature_costs() -> None:
             )
         compare(
             f"construct + serialise {workload}, model variants",
-            {name: (lambda m=m, b=build: b(m).model_dump_json(exclude_unset=True)) for name, m in modules.items()},
+            {name: partial(_build_and_dump, build, m) for name, m in modules.items()},
             "baseline",
         )
 
@@ -128,10 +141,13 @@ def floor() -> None:
 
     from bench import schema
 
-    try:
-        lean = variants.load(FEATURES[-1])
-    except variants.PatchMismatch:
-        lean = variants.load(variants.combine("lean", "", variants.NO_PATTERN, variants.EXTRA_IGNORE))
+    lean: Any = None
+    for variant in (FEATURES[-1], variants.combine("lean", "", variants.NO_PATTERN, variants.EXTRA_IGNORE)):
+        try:
+            lean = variants.load(variant)
+            break
+        except variants.PatchMismatch as exc:
+            print(f"- lean variant `{variant.name}`: skipped, {exc} (try --rev 15a4881)")
     rs = schema.jsonschema_rs_validator()
     for workload in ("full", "minimal"):
         wire = workloads.official_bytes(workloads.WORKLOADS[workload][0]())
@@ -139,13 +155,15 @@ def floor() -> None:
         compare(
             f"parse floor, {workload}: time relative to orjson.loads",
             {
-                "orjson.loads": lambda w=wire: orjson.loads(w),
-                "pydantic_core.from_json (jiter, no validation)": lambda w=wire: from_json(w),
-                "olsdk.parse_event": lambda w=wire: olsdk.parse_event(w),
-                "lean variant (all_three) RunEvent.model_validate_json": (
-                    lambda w=wire: lean.RunEvent.model_validate_json(w)
+                "orjson.loads": partial(orjson.loads, wire),
+                "pydantic_core.from_json (jiter, no validation)": partial(from_json, wire),
+                "olsdk.parse_event": partial(olsdk.parse_event, wire),
+                "orjson.loads + jsonschema_rs full validation (dicts, no models)": partial(_validate_dict, rs, wire),
+                **(
+                    {"lean variant RunEvent.model_validate_json": partial(lean.RunEvent.model_validate_json, wire)}
+                    if lean is not None
+                    else {}
                 ),
-                "orjson.loads + jsonschema_rs full validation (dicts, no models)": (lambda w=wire: rs(orjson.loads(w))),
             },
             "orjson.loads",
         )
@@ -211,8 +229,8 @@ def construction_style() -> None:
             f"construct {workload} (no serialise): nested constructors vs one validation call",
             {
                 "nested constructors (bench emit row)": build,
-                "RunEvent.model_validate(nested dict)": lambda d=doc: RunEvent.model_validate(d),
-                "RunEvent.model_validate_json(bytes)": lambda w=wire: RunEvent.model_validate_json(w),
+                "RunEvent.model_validate(nested dict)": partial(RunEvent.model_validate, doc),
+                "RunEvent.model_validate_json(bytes)": partial(RunEvent.model_validate_json, wire),
             },
             "nested constructors (bench emit row)",
         )
