@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 DBT_VENV ?= .venv-dbt
-SPEC_SRC ?= $(if $(wildcard ../shared/openlineage-spec/current),../shared/openlineage-spec/current,)
 
 .PHONY: setup spec generate check-generated test test-fast lint format demo bench spec-upgrade dist clean
 
@@ -30,9 +29,9 @@ dist: setup
 	$(PY) -m pip wheel -q --no-deps --wheel-dir dist .
 	@ls dist/*.whl
 
-# Fill spec/ from the manifest: a local folder when there is one, else the pinned URLs.
+# Check the committed snapshot in spec/ against spec/manifest.json (offline; never downloads).
 spec: setup
-	$(PY) -m codegen spec $(if $(SPEC_SRC),--src $(SPEC_SRC),)
+	$(PY) -m codegen spec
 
 generate: spec
 	$(PY) -m codegen generate
@@ -77,12 +76,15 @@ bench: setup spec
 # build/spec-<release>/ goes first on PYTHONPATH; src/ and spec/ stay untouched.
 SPEC_LAYER_TESTS := tests/client tests/naming tests/facets tests/spark/test_listener.py
 test-spec-%: spec
-	$(PY) -m tests.support.overlay --snapshot ../shared/openlineage-spec/$* --dest build/spec-$*
+	$(PY) -m tests.support.overlay --snapshot spec/releases/$* --dest build/spec-$*
 	PYTHONPATH=$(CURDIR)/build/spec-$*/src $(VENV)/bin/pytest -q $(SPEC_LAYER_TESTS)
 
-# Pin a new snapshot: refresh spec/manifest.json, copy the files, regenerate, report.
+# Pin a new snapshot, regenerate, report: `make spec-upgrade SRC=folder` (a spec/ folder of
+# an OpenLineage checkout) or `make spec-upgrade SRC=1.40.0` (a release tag, downloaded:
+# the only target that uses the network).
 spec-upgrade: setup
-	$(PY) -m codegen upgrade --src $(SPEC_SRC)
+	@test -n "$(SRC)" || { echo "make spec-upgrade SRC=<snapshot folder or release tag>, e.g. SRC=spec/releases/1.30.0"; exit 2; }
+	$(PY) -m codegen upgrade --src $(SRC)
 
 clean:
 	rm -rf $(VENV) $(DBT_VENV) build dist demo-output .pytest_cache .mypy_cache .hypothesis

@@ -23,6 +23,11 @@ GENERATED_DIR = ROOT / "src" / "olsdk"
 
 def cmd_spec(args: argparse.Namespace) -> int:
     manifest = load_manifest(Path(args.manifest))
+    if not args.src and not args.download:
+        # the committed snapshot: check it, never touch the network
+        verify_spec(manifest, Path(args.spec_dir))
+        print(f"spec/: {len(manifest.files)} files of {manifest.release} ({manifest.core_id}) verified")
+        return 0
     src = Path(args.src) if args.src else None
     written = fill_spec(manifest, src=src, dest=Path(args.spec_dir))
     origin = f"from {src}" if src else "from the pinned URLs"
@@ -82,8 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spec-dir", default=str(SPEC_DIR))
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p_spec = sub.add_parser("spec", help="fill spec/ from a local snapshot folder or the pinned URLs")
-    p_spec.add_argument("--src", help="local snapshot folder (default: download from the manifest's URLs)")
+    p_spec = sub.add_parser(
+        "spec", help="check spec/ against the manifest; refill it from a folder (--src) or the pinned URLs (--download)"
+    )
+    how = p_spec.add_mutually_exclusive_group()
+    how.add_argument("--src", help="refill missing or changed files from this local snapshot folder")
+    how.add_argument("--download", action="store_true", help="refill missing or changed files from the pinned URLs")
     p_spec.set_defaults(func=cmd_spec)
 
     p_gen = sub.add_parser("generate", help="generate the models package from spec/")

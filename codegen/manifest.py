@@ -25,7 +25,10 @@ UPSTREAM_RAW = "https://raw.githubusercontent.com/OpenLineage/OpenLineage/{commi
 
 # Which files of a snapshot belong to the manifest: schemas, the HTTP API, the prose.
 _INCLUDE_SUFFIXES = (".json", ".yml", ".yaml", ".md")
-_INCLUDE_NAMES = ("LICENSE",)
+# The project's own files in spec/ (the LICENSE is the repository's, not in upstream's
+# spec/ folder) and the older snapshots beside them: never part of a snapshot.
+_PROJECT_NAMES = ("manifest.json", "CHANGES.md", "CHANGES.json", "PROVENANCE.md", "LICENSE")
+_PROJECT_DIRS = ("releases",)
 
 
 class SpecError(Exception):
@@ -104,7 +107,9 @@ def load_manifest(path: Path = MANIFEST_PATH) -> Manifest:
 
 
 def _is_included(rel: Path) -> bool:
-    return rel.suffix in _INCLUDE_SUFFIXES or rel.name in _INCLUDE_NAMES
+    if rel.parts[0] in _PROJECT_DIRS or (len(rel.parts) == 1 and rel.name in _PROJECT_NAMES):
+        return False
+    return rel.suffix in _INCLUDE_SUFFIXES
 
 
 def scan_snapshot(src: Path, *, release: str, upstream_commit: str) -> Manifest:
@@ -186,8 +191,12 @@ def verify_spec(manifest: Manifest, spec_dir: Path = SPEC_DIR) -> None:
 
 
 def copy_snapshot(src: Path, dest: Path = SPEC_DIR) -> None:
-    """Replace the snapshot files in `dest` (keeping the manifest and reports) by `src`'s."""
-    keep = {"manifest.json", "CHANGES.md", "CHANGES.json"}
+    """Replace the snapshot files in `dest` by `src`'s.
+
+    Kept: the manifest and reports, the LICENSE, and `releases/` (the older pinned
+    snapshots that the spec-history tests generate from).
+    """
+    keep = {*_PROJECT_NAMES, *_PROJECT_DIRS}
     for child in dest.iterdir() if dest.exists() else []:
         if child.name in keep:
             continue

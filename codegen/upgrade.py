@@ -59,11 +59,16 @@ def _fetch(url: str) -> bytes:
 def release_info(folder: Path) -> tuple[str, str] | None:
     """(release name, upstream ref) from a `PROVENANCE.md` table row for `folder`.
 
-    Understands the rows of `../shared/openlineage-spec/PROVENANCE.md`:
+    Reads a pinned folder's `manifest.json`, else the rows of a `PROVENANCE.md` beside it:
     `| current/ | OpenLineage repository, main at commit 8f02abfb7a25 | 2026-08-20 | ...`
     gives ("main-8f02abfb7a25", "8f02abfb7a25") and
     `| 1.30.0/ | OpenLineage repository, tag 1.30.0 | ...` gives ("1.30.0", "1.30.0").
     """
+    pinned = folder / "manifest.json"  # a pinned snapshot (the project's spec/) knows its release
+    if pinned.is_file():
+        doc = json.loads(pinned.read_text(encoding="utf-8"))
+        if isinstance(doc, dict) and doc.get("release") and doc.get("upstream_commit"):
+            return str(doc["release"]), str(doc["upstream_commit"])
     for candidate in (folder / "PROVENANCE.md", folder.parent / "PROVENANCE.md"):
         if not candidate.is_file():
             continue

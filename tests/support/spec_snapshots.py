@@ -1,7 +1,7 @@
-"""The spec snapshots in ../shared/openlineage-spec (1.30.0 and current), for upgrade tests.
+"""The committed spec snapshots (spec/releases/1.30.0 and spec/ itself), for upgrade tests.
 
-Only tests that read those folders need them: mark them `@needs_snapshots`, so that they
-are skipped, and nothing else is, when the folders are not there.
+Both are committed, so `@needs_snapshots` skips nothing in a clone; it stays as the
+marker of the tests that read them.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SNAPSHOTS = ROOT.parent / "shared" / "openlineage-spec"
-OLD, NEW = SNAPSHOTS / "1.30.0", SNAPSHOTS / "current"
+OLD, NEW = ROOT / "spec" / "releases" / "1.30.0", ROOT / "spec"
 
 needs_snapshots = pytest.mark.skipif(
     not (OLD / "OpenLineage.json").exists() or not (NEW / "OpenLineage.json").exists(),
-    reason="the spec snapshots in ../shared/openlineage-spec are not available",
+    reason="the committed spec snapshots (spec/, spec/releases/1.30.0) are missing",
 )
 
 # A RunEvent of the current spec with facets that 1.30.0 lacks (the parent facet's
