@@ -86,6 +86,8 @@ def facet_versions(folder: Path) -> dict[str, str]:
     """Facet `$id` stem -> version, for every facet schema file of a snapshot folder."""
     out: dict[str, str] = {}
     for path in folder.rglob("*.json"):
+        if path.relative_to(folder).parts[0] == "releases":  # spec/'s older snapshots
+            continue
         doc = json.loads(path.read_text(encoding="utf-8"))
         schema_id = doc.get("$id") if isinstance(doc, dict) else None
         if not schema_id or path.name == "OpenLineage.json":
