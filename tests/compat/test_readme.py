@@ -39,12 +39,16 @@ def test_the_wheel_the_readme_names_is_what_make_dist_builds(tmp_path: Path) -> 
     site = tmp_path / "site"
     install = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(wheel)]
     subprocess.run(install, check=True, capture_output=True, timeout=300)
-    probe = "import olsdk, olsdk.models, olsdk.client, olsdk.naming; print(olsdk.__file__, olsdk.models.SPEC_VERSION)"
+    probe = (
+        "import olsdk, olsdk.models, olsdk.client, olsdk.naming; print(olsdk.__file__, olsdk.models.SPEC_VERSION); "
+        "from olsdk.spark import _bridge_source; print(_bridge_source.source().count('class OlsdkLineageBridge'))"
+    )
     done = subprocess.run(
         [sys.executable, "-c", probe], env={"PYTHONPATH": str(site)}, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(str(site))  # the wheel's copy, generated models included
+    assert done.stdout.splitlines()[1] == "1"  # the Spark listener's Java source is package data in the wheel
 
 
 def test_getting_started_runs(

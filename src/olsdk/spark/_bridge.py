@@ -3,11 +3,11 @@
 Why a JVM listener: a Python ``SparkListenerInterface`` gets every task and stage
 event through py4j (about 0.5 ms each), and a Python ``QueryExecutionListener`` only
 hears of a query once it is over, only for its own session. The Java class in
-``_bridge_source`` listens on the SparkContext (every session), drops task events in
-the JVM, reads each SQL execution's plan in Java when it starts (so START can be sent
-while the query runs), and makes one py4j call per execution start and end, with the
-plan already turned into JSON. It gets a listener-bus queue of its own, so a slow
-Python side never delays Spark's other listeners.
+``OlsdkLineageBridge.java`` (package data, read by ``_bridge_source``) listens on the
+SparkContext (every session), drops task events in the JVM, reads each SQL execution's
+plan in Java when it starts (so START can be sent while the query runs), and makes one
+py4j call per execution start and end, with the plan already turned into JSON. It gets a
+listener-bus queue of its own, so a slow Python side never delays Spark's other listeners.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from olsdk.spark import _bridge_source
 from olsdk.spark._jvm import call, log
 
 __all__ = ["Bridge", "describe_plan"]
 
-_CLASS_NAME = "OlsdkLineageBridge"
 _QUEUE = "olsdkLineage"  # Spark's listener bus gives each named queue its own thread
 _COMPILED: dict[int, Any] = {}  # id(JVM view) -> the compiled class
 _COMPILE_LOCK = threading.Lock()
@@ -34,12 +34,10 @@ def _compiled_class(sc: Any) -> Any:
     with _COMPILE_LOCK:
         cls = _COMPILED.get(key)
         if cls is None:
-            from olsdk.spark._bridge_source import SOURCE
-
             compiler = jvm.org.codehaus.janino.SimpleCompiler()
             compiler.setParentClassLoader(jvm.java.lang.Thread.currentThread().getContextClassLoader())
-            compiler.cook(SOURCE)
-            cls = compiler.getClassLoader().loadClass(_CLASS_NAME)
+            compiler.cook(_bridge_source.source())
+            cls = compiler.getClassLoader().loadClass(_bridge_source.CLASS_NAME)
             _COMPILED[key] = cls
     return cls
 

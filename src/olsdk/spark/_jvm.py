@@ -1,6 +1,6 @@
 """Talking to Spark's JVM objects through py4j, and the ``olsdk.spark`` logger.
 
-Plans are read in the JVM itself (``_bridge_source``); the few py4j calls left in
+Plans are read in the JVM itself (``OlsdkLineageBridge.java``); the few py4j calls left in
 Python (session facts, registering the listener) go through ``call``, which turns
 "no such member" or a JVM exception into None: a Spark version without an accessor
 costs a fact, never the caller.

@@ -1,6 +1,6 @@
 """From the JVM listener's plan descriptions to datasets, as the Java agent names them.
 
-The Java side (``_bridge_source``) reads a plan into plain JSON: the write target of a
+The Java side (``OlsdkLineageBridge.java``) reads a plan into plain JSON: the write target of a
 command, and the query as a node list whose leaves say where their data lives (files,
 a catalog table, a JDBC table or query, a DataSource V2 table). This module applies
 ``olsdk.naming``'s rules to those facts; it makes no JVM call of its own, except in
