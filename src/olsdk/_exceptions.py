@@ -16,9 +16,15 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
+# Exceptions users catch name the module they import them from (`olsdk.ConfigError`, not
+# `olsdk._exceptions.ConfigError`) in tracebacks and reprs; pickling finds them there too.
+PUBLIC_MODULE = "olsdk"
+
 
 class OlsdkError(Exception):
     """The root of every exception olsdk raises on purpose."""
+
+    __module__ = PUBLIC_MODULE
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,8 @@ class ValidationError(OlsdkError, ValueError):
     shows them one per line.
     """
 
+    __module__ = PUBLIC_MODULE
+
     def __init__(self, problems: list[Problem], title: str = "invalid OpenLineage event") -> None:
         self.problems = problems
         self.title = title
@@ -194,6 +202,8 @@ def _json_loc(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[int |
 class ConfigError(OlsdkError, ValueError):
     """Invalid OpenLineage configuration; ``key`` is the dotted path at fault."""
 
+    __module__ = PUBLIC_MODULE
+
     def __init__(self, message: str, key: str | None = None) -> None:
         super().__init__(message)
         self.key = key
@@ -207,6 +217,8 @@ class DeliveryError(OlsdkError):
     a composite when some children received the event and the failure is not
     meant to fail the emit. ``causes`` holds per-child failures.
     """
+
+    __module__ = PUBLIC_MODULE
 
     def __init__(
         self,
@@ -233,3 +245,5 @@ class DeliveryError(OlsdkError):
 
 class FacetKeyConflict(OlsdkError, ValueError):
     """Two facet classes claim the same key for the same entity."""
+
+    __module__ = PUBLIC_MODULE

@@ -265,6 +265,8 @@ class Spool:
 class ReplayInProgress(DeliveryError):
     """Another replay of the same spool is running (in this or another process)."""
 
+    __module__ = "olsdk.client"  # where users import it from (tracebacks print this path)
+
 
 @dataclass
 class ReplayResult:
