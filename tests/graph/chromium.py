@@ -204,15 +204,52 @@ class Chromium:
             raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def open(self, path: Path, ready: str = "document.documentElement.dataset.rendered === 'true'") -> None:
-        """Navigate to a file and wait for its load event, then for `ready` to be true."""
-        self.send("Page.navigate", {"url": path.resolve().as_uri()})
+    def open(self, path: Path | str, ready: str = "document.documentElement.dataset.rendered === 'true'") -> None:
+        """Navigate to a file (or a URL) and wait for its load event, then for `ready` to be true."""
+        url = path if isinstance(path, str) else path.resolve().as_uri()
+        self.send("Page.navigate", {"url": url})
         self.wait_event("Page.loadEventFired")
-        deadline = time.monotonic() + self.timeout
-        while not self.evaluate(ready):
+        self.wait_for(ready)
+
+    def wait_for(self, condition: str, timeout: float | None = None) -> None:
+        """Poll a JavaScript expression until it is true (bounded by `timeout`, not a timing check)."""
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while not self.evaluate(condition):
             if time.monotonic() > deadline:
-                raise TimeoutError(f"page not ready: {ready}")
+                raise TimeoutError(f"still false: {condition}")
             time.sleep(0.05)
+
+    def key(self, key: str, *, shift: bool = False) -> None:
+        """Press and release one key as the user does (trusted events, to the focused element)."""
+        named = {
+            "Enter": ("Enter", 13, "\r"),
+            "Tab": ("Tab", 9, ""),
+            "Escape": ("Escape", 27, ""),
+            "ArrowDown": ("ArrowDown", 40, ""),
+            "ArrowUp": ("ArrowUp", 38, ""),
+            "ArrowLeft": ("ArrowLeft", 37, ""),
+            "ArrowRight": ("ArrowRight", 39, ""),
+            "Home": ("Home", 36, ""),
+            "End": ("End", 35, ""),
+            " ": ("Space", 32, " "),
+        }
+        code, keycode, text = named.get(key, (f"Key{key.upper()}" if key.isalpha() else "", ord(key.upper()[0]), key))
+        base: dict[str, Any] = {
+            "key": key,
+            "code": code,
+            "windowsVirtualKeyCode": keycode,
+            "modifiers": 8 if shift else 0,
+        }
+        self.send(
+            "Input.dispatchKeyEvent",
+            {**base, "type": "keyDown" if text else "rawKeyDown", **({"text": text} if text else {})},
+        )
+        self.send("Input.dispatchKeyEvent", {**base, "type": "keyUp"})
+
+    def type_text(self, text: str) -> None:
+        """Type characters into the focused element (one key press each)."""
+        for char in text:
+            self.key(char)
 
     def screenshot(self, scale: float = 1.0) -> bytes:
         params: dict[str, Any] = {"format": "png"}

@@ -8,10 +8,11 @@ Events are read leniently (`_read`), reduced to facts (`_facts`), folded into a
 from __future__ import annotations
 
 from olsdk._graph._model import GraphBuilder, LineageGraph, build_graph
-from olsdk._graph._page import page_data, render_page, write_page
+from olsdk._graph._page import PAGE_DATA_VERSION, page_data, render_page, write_page
 from olsdk._graph._read import ReadItem, identity_problem, read_events
 
 __all__ = [
+    "PAGE_DATA_VERSION",
     "GraphBuilder",
     "LineageGraph",
     "ReadItem",

@@ -4,6 +4,10 @@ The page needs no network: its script, styles and data are inline, and a Content
 Security Policy forbids every fetch. User data travels only inside a JSON block whose
 ``<``, ``>`` and ``&`` are escaped (so ``</script>`` in a name cannot end the block)
 and reaches the DOM as text, never as markup.
+
+The same page can be served live (``live_url``): it then also opens a Server-Sent
+Events stream on its own server and redraws with each new page data it receives
+(:func:`page_data`, the JSON the page embeds), through ``olsdkLineage.update``.
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ from typing import Any
 from olsdk._graph._layout import NODE_HEIGHT, NODE_WIDTH, layered_layout
 from olsdk._graph._model import DatasetKey, DatasetNode, JobNode, LineageGraph
 
-__all__ = ["page_data", "render_page", "write_page"]
+__all__ = ["PAGE_DATA_VERSION", "page_data", "render_page", "write_page"]
 
 DEFAULT_TITLE = "Lineage"
-_PLACEHOLDER = re.compile(r"@@(TITLE|CSS|JS|DATA)@@")
+PAGE_DATA_VERSION = 1  # the page's `VERSION`: `olsdkLineage.update` refuses data of another
+_PLACEHOLDER = re.compile(r"@@(TITLE|CSS|JS|DATA|CONNECT|LIVE)@@")
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
@@ -52,7 +57,7 @@ def page_data(
     for i, node in enumerate(nodes):
         node["x"], node["y"] = layout.x[i], layout.y[i]
     return {
-        "v": 1,
+        "v": PAGE_DATA_VERSION,
         "title": title,
         "generated": generated or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000000Z"),
         "sources": list(sources or []),
@@ -116,15 +121,36 @@ def script_json(data: Any) -> str:
 
 
 def render_page(
-    graph: LineageGraph, *, title: str = DEFAULT_TITLE, sources: list[str] | None = None, generated: str | None = None
+    graph: LineageGraph,
+    *,
+    title: str = DEFAULT_TITLE,
+    sources: list[str] | None = None,
+    generated: str | None = None,
+    live_url: str | None = None,
 ) -> str:
-    """The whole HTML page of `graph`, as text."""
+    """The whole HTML page of `graph`, as text.
+
+    `live_url`: a path on the server that serves the page (``/...``) where it reads a
+    Server-Sent Events stream of new page data (events named ``graph``); the page's
+    Content Security Policy then allows connections to its own origin, and only there.
+    Without it the page makes no request at all.
+    """
     data = page_data(graph, title=title, sources=sources, generated=generated)
+    connect, live = "", ""
+    if live_url is not None:
+        if not isinstance(live_url, str) or not live_url.startswith("/") or live_url.startswith("//"):
+            raise ValueError(
+                f"live_url: must be a path on the page's own server, starting with one '/'; got {live_url!r}"
+            )
+        connect = "; connect-src 'self'"
+        live = "\n<script>\n" + _asset("live.js").replace("@@URL@@", script_json(live_url)) + "</script>"
     parts = {
         "TITLE": html.escape(title),
         "CSS": _asset("page.css"),
         "JS": _asset("page.js"),
         "DATA": script_json(data),
+        "CONNECT": connect,
+        "LIVE": live,
     }
     # One pass, so that nothing substituted is ever scanned for placeholders again.
     return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], _asset("page.html"))

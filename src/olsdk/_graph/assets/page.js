@@ -4,13 +4,11 @@
 (function () {
   "use strict";
 
-  const DATA = JSON.parse(document.getElementById("olsdk-data").textContent);
-  const NODES = DATA.nodes;
-  const EDGES = DATA.edges;
-  const NW = DATA.nodeSize[0];
-  const NH = DATA.nodeSize[1];
-  const WORLD_W = Math.max(DATA.size[0], NW);
-  const WORLD_H = Math.max(DATA.size[1], NH);
+  // The page's data (the JSON block, or what `olsdkLineage.update` was given last) and
+  // what is derived from it; `load` replaces them all (see "Feeding the page live").
+  const VERSION = 1;
+  let DATA = null, NODES = [], EDGES = [];
+  let NW = 250, NH = 46, WORLD_W = 1, WORLD_H = 1;
   const STATES = ["COMPLETE", "FAIL", "RUNNING", "ABORT", "OTHER"];
   const COLOR = {
     COMPLETE: "#2f9e44", FAIL: "#e03131", RUNNING: "#1c7ed6", ABORT: "#f59f00", OTHER: "#868e96", NONE: "#c3c8d0",
@@ -50,13 +48,11 @@
   const sum = (counts) => Object.values(counts || {}).reduce((a, b) => a + b, 0);
 
   // ---- graph structure ----------------------------------------------------------
-  const outEdges = NODES.map(() => []);
-  const inEdges = NODES.map(() => []);
-  EDGES.forEach((edge, i) => {
-    outEdges[edge[0]].push(i);
-    inEdges[edge[1]].push(i);
-  });
-  const GEO = EDGES.map((edge) => {
+  let outEdges = [], inEdges = [], GEO = [];
+  // Column lineage, downstream direction: "dataset index \0 field" -> [[dataset, field]].
+  let usedBy = new Map();
+
+  function edgeGeometry(edge) {
     const s = NODES[edge[0]], t = NODES[edge[1]];
     const back = t.x <= s.x; // an edge against the flow (a cycle): drawn dashed, right to left
     const pts = [back ? s.x - NW / 2 : s.x + NW / 2, s.y];
@@ -69,17 +65,41 @@
     }
     const bulge = back && pts.length === 4 ? 30 : 0;
     return { pts, back, bulge, x0, y0: y0, x1, y1: y1 + bulge };
-  });
-  // Column lineage, downstream direction: "dataset index \0 field" -> [[dataset, field]].
-  const usedBy = new Map();
-  NODES.forEach((node, index) => {
-    for (const row of node.cl || []) {
-      if (row[1] < 0 || row[0] === null || row[4] === null) continue;
-      const key = `${row[1]}\u0000${row[4]}`;
-      if (!usedBy.has(key)) usedBy.set(key, []);
-      usedBy.get(key).push([index, row[0]]);
-    }
-  });
+  }
+
+  function load(data) {
+    DATA = data;
+    NODES = data.nodes;
+    EDGES = data.edges;
+    NW = data.nodeSize[0];
+    NH = data.nodeSize[1];
+    WORLD_W = Math.max(data.size[0], NW);
+    WORLD_H = Math.max(data.size[1], NH);
+    outEdges = NODES.map(() => []);
+    inEdges = NODES.map(() => []);
+    EDGES.forEach((edge, i) => {
+      outEdges[edge[0]].push(i);
+      inEdges[edge[1]].push(i);
+    });
+    GEO = EDGES.map(edgeGeometry);
+    usedBy = new Map();
+    NODES.forEach((node, index) => {
+      for (const row of node.cl || []) {
+        if (row[1] < 0 || row[0] === null || row[4] === null) continue;
+        const key = `${row[1]}\u0000${row[4]}`;
+        if (!usedBy.has(key)) usedBy.set(key, []);
+        usedBy.get(key).push([index, row[0]]);
+      }
+    });
+    keyIndex = new Map(NODES.map((n, i) => [nodeKey(n), i]));
+    haystack = NODES.map((n) => `${n.n}\u0000${n.ns}`.toLowerCase());
+    minimapScale();
+    minimapImage = null;
+  }
+  // a node's identity across updates: kind, namespace, name
+  const nodeKey = (n) => `${n.k}\u0000${n.ns}\u0000${n.n}`;
+  let keyIndex = new Map();
+  let haystack = [];
 
   // ---- state -------------------------------------------------------------------
   const canvas = $("canvas");
@@ -97,8 +117,10 @@
   let hovered = -1;
   let pending = false;
   let minimapImage = null;
-  const graphApi = { ready: false, renderedAt: null, frames: 0, labelsDrawn: [], nodeCount: NODES.length };
-  window.olsdkGraph = graphApi;
+  let fitted = true; // the view is the "Fit" one (an update keeps the whole graph in view)
+  const graphApi = { version: VERSION, ready: false, renderedAt: null, frames: 0, labelsDrawn: [], nodeCount: 0, updates: 0 };
+  window.olsdkLineage = graphApi; // the documented entry point (docs/graph.md, "Feeding the page live")
+  window.olsdkGraph = graphApi; // the name the tests and the bench have always used
 
   function lineageOf(index) {
     const walk = (start, edgesOf, endOf) => {
@@ -302,8 +324,12 @@
 
   // ---- minimap ---------------------------------------------------------------------
   const MW = 220, MH = 140;
-  const mScale = Math.min((MW - 12) / WORLD_W, (MH - 12) / WORLD_H);
-  const mOffX = (MW - WORLD_W * mScale) / 2, mOffY = (MH - WORLD_H * mScale) / 2;
+  let mScale = 1, mOffX = 0, mOffY = 0;
+  function minimapScale() {
+    mScale = Math.min((MW - 12) / WORLD_W, (MH - 12) / WORLD_H);
+    mOffX = (MW - WORLD_W * mScale) / 2;
+    mOffY = (MH - WORLD_H * mScale) / 2;
+  }
 
   function renderMinimapImage() {
     const image = document.createElement("canvas");
@@ -339,6 +365,7 @@
     const wx = (event.clientX - rect.left - mOffX) / mScale, wy = (event.clientY - rect.top - mOffY) / mScale;
     view.x = cssW / 2 - wx * view.s;
     view.y = cssH / 2 - wy * view.s;
+    fitted = false;
     request();
   }
   let minimapDrag = false;
@@ -366,6 +393,7 @@
     view.s = Math.max(s, 0.005);
     view.x = (cssW - WORLD_W * view.s) / 2;
     view.y = (cssH - WORLD_H * view.s) / 2;
+    fitted = true;
     request();
   }
 
@@ -374,6 +402,7 @@
     view.x = sx - ((sx - view.x) * s) / view.s;
     view.y = sy - ((sy - view.y) * s) / view.s;
     view.s = s;
+    fitted = false;
     request();
   }
 
@@ -382,6 +411,7 @@
     view.s = Math.max(view.s, 0.85);
     view.x = cssW / 2 - n.x * view.s;
     view.y = cssH / 2 - n.y * view.s;
+    fitted = false;
     request();
   }
 
@@ -409,6 +439,7 @@
         canvas.classList.add("dragging");
         view.x = drag.vx + dx;
         view.y = drag.vy + dy;
+        fitted = false;
         hideTooltip();
         request();
       }
@@ -477,7 +508,6 @@
   // ---- search --------------------------------------------------------------------------
   const search = $("search");
   const results = $("results");
-  const haystack = NODES.map((n) => `${n.n}\u0000${n.ns}`.toLowerCase());
   let resultIndexes = [];
   function runSearch() {
     const query = search.value.trim().toLowerCase();
@@ -738,19 +768,51 @@
     );
   }
 
+  // ---- updates ---------------------------------------------------------------------------
+  // Replace the graph with new page data (same JSON shape as the embedded block), keeping
+  // what the user is doing: the selected node and field (found again by kind, namespace
+  // and name), the search, and the view (the selected node stays where it was on screen;
+  // a view still at "Fit" fits the new graph).
+  function update(data) {
+    if (!data || typeof data !== "object" || data.v !== VERSION || !Array.isArray(data.nodes)) {
+      throw new TypeError(`olsdkLineage.update: expected page data of version ${VERSION} (docs/graph.md, "Feeding the page live")`);
+    }
+    const before = selected >= 0 ? NODES[selected] : null;
+    const at = before ? [view.x + before.x * view.s, view.y + before.y * view.s] : null;
+    const keepField = selectedField;
+    const scroll = panel.scrollTop;
+    load(data);
+    const index = before ? keyIndex.get(nodeKey(before)) ?? -1 : -1;
+    start();
+    if (fitted) fit();
+    else if (index >= 0 && at) { view.x = at[0] - NODES[index].x * view.s; view.y = at[1] - NODES[index].y * view.s; }
+    select(index, index >= 0 ? keepField : null, false);
+    panel.scrollTop = scroll;
+    if (search.value.trim()) runSearch(); else request();
+    graphApi.updates += 1;
+  }
+
+  // What depends on the data but not on the user: header, legend, the empty-page notice.
+  function start() {
+    graphApi.nodeCount = NODES.length;
+    renderChrome();
+    $("empty").hidden = NODES.length > 0;
+    const small = NODES.length <= 30; // a small graph fits the view: no overview map
+    minimap.hidden = small;
+    $("tools").classList.toggle("low", small);
+  }
+
+  graphApi.update = update;
+  graphApi.data = () => DATA;
   graphApi.select = (index, field) => select(index, field === undefined ? null : field, true);
   graphApi.lineage = () => (lit ? { up: [...lit.up].map((i) => NODES[i].n), down: [...lit.down].map((i) => NODES[i].n) } : null);
   graphApi.find = (name) => NODES.findIndex((n) => n.n === name);
   graphApi.fit = fit;
   graphApi.draw = draw; // one synchronous frame (the bench times it)
 
-  renderChrome();
+  load(JSON.parse($("olsdk-data").textContent));
+  start();
   showOverview();
-  $("empty").hidden = NODES.length > 0;
-  if (NODES.length <= 30) { // a small graph fits the view: no overview map
-    minimap.hidden = true;
-    $("tools").classList.add("low");
-  }
   resize();
   fit();
 })();
