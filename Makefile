@@ -47,6 +47,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check $(PY_DIRS)
 	$(VENV)/bin/ruff check $(PY_DIRS)
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 format: setup
 	$(VENV)/bin/ruff format $(PY_DIRS)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
+
+from olsdk._formats import FORMAT_RULES
 
 # Exceptions users catch name the module they import them from (`olsdk.ConfigError`, not
 # `olsdk._exceptions.ConfigError`) in tracebacks and reprs; pickling finds them there too.
@@ -67,10 +69,7 @@ def _rule(error: Any) -> str:
     if kind == "missing":
         return "required field missing"
     if kind == "string_pattern_mismatch":
-        # imported here: the exceptions module is a leaf every other module may import
-        from olsdk._runtime import PATTERN_RULES
-
-        return PATTERN_RULES.get(ctx.get("pattern", ""), f"does not match the pattern {ctx.get('pattern')!r}")
+        return FORMAT_RULES.get(ctx.get("pattern", ""), f"does not match the pattern {ctx.get('pattern')!r}")
     if kind == "enum":
         return f"must be one of {ctx.get('expected', '')}"
     if kind == "literal_error":
@@ -86,7 +85,9 @@ def _rule(error: Any) -> str:
     return str(error["msg"])
 
 
-OTHER_FORM = "olsdk_other_form"  # (`_runtime.OTHER_FORM`; this module imports no other)
+OTHER_FORM = "olsdk_other_form"
+"""The error type of a facet that could have been a deletion marker and is not: the
+errors of what it is say what is wrong, so `olsdk.ValidationError` leaves this one out."""
 
 # The union tag of a record's second form: a record built in Python that holds None for
 # an optional field (`olsdk._records`). Where it reports problems, so does the first form
@@ -96,7 +97,7 @@ BUILT_TAG = " (built in Python)"
 
 def without_other_forms(errors: list[Any]) -> list[Any]:
     """The errors, less those saying a value is not another form it could have taken
-    (see `_runtime.OTHER_FORM`) when any other error says what is wrong with it, and
+    (see `OTHER_FORM`) when any other error says what is wrong with it, and
     less the first form's errors on a record built in Python (see `BUILT_TAG`)."""
     kept = [error for error in errors if error["type"] != OTHER_FORM] or errors
     built = {
@@ -185,8 +186,6 @@ def _join(path: str, inner: str) -> str:
 
 def _json_loc(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
     """`loc` with the Python names of fields replaced by their JSON names (`producer` -> `_producer`)."""
-    from olsdk._runtime import _models_in  # see _rule
-
     out: list[int | str] = []
     models = [model]
     for part in loc:
@@ -195,8 +194,17 @@ def _json_loc(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[int |
             out.append(part)
             continue
         out.append(field.alias or str(part))
-        models = _models_in(field.annotation)
+        models = models_in(field.annotation)
     return tuple(out)
+
+
+def models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The generated classes in an annotation: models, and records (`olsdk._runtime._records`:
+    dicts that describe their fields in `model_fields` too, and name them in
+    `__olsdk_fields__`, which no other class has; this module cannot import them)."""
+    if isinstance(annotation, type) and (issubclass(annotation, BaseModel) or hasattr(annotation, "__olsdk_fields__")):
+        return [cast("type[BaseModel]", annotation)]
+    return [model for arg in getattr(annotation, "__args__", ()) for model in models_in(arg)]
 
 
 class ConfigError(OlsdkError, ValueError):

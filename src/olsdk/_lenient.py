@@ -38,6 +38,7 @@ from olsdk._exceptions import Problem, ValidationError, union_tag, without_other
 from olsdk._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from olsdk._runtime import FacetContainer, _Format, _models_in
 from olsdk._spec import EVENT_CLASSES, event_kind
+from olsdk._strict import parse_strict
 from olsdk._wire import JSONProblem, check_data, decode
 
 __all__ = ["identity_problem", "parse_lenient"]
@@ -112,10 +113,8 @@ def parse_lenient(data: str | bytes | bytearray | Mapping[str, Any]) -> Any:
     problem = identity_problem(document)
     if problem is not None:
         raise ValidationError([problem], title="unusable OpenLineage event")
-    from olsdk._events import parse_event  # (that module imports this one lazily)
-
     try:
-        return parse_event(document)
+        return parse_strict(document)
     except ValidationError:
         pass
     kind = event_kind(document)

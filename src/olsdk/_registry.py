@@ -21,6 +21,8 @@ _custom: dict[tuple[str, str], type[BaseModel]] = {}
 # Called with the entity after a custom facet is registered or unregistered for it
 # (the runtime switches that entity's facet maps between a C no-op and a Python hook).
 _listeners: list[Callable[[str], None]] = []
+# The entities the spec defines, in the generated entity table's order (`define_entities`).
+_entities: tuple[str, ...] = ()
 
 
 def on_change(listener: Callable[[str], None]) -> None:
@@ -37,12 +39,16 @@ def _changed(entity: str) -> None:
         listener(entity)
 
 
-def _check_entity(entity: str) -> None:
-    # Imported on use: the entity table is generated metadata, which imports the models,
-    # whose runtime base imports this registry.
-    from olsdk._spec import entity as spec_entity
+def check_entity(entity: str) -> None:
+    """`ValueError` naming the entities the spec defines, unless `entity` is one."""
+    if entity not in _entities:
+        raise ValueError(f"entity: {entity!r} is not one of {', '.join(_entities)}")
 
-    spec_entity(entity)  # ValueError naming the entities the spec defines
+
+def define_entities(entities: tuple[str, ...]) -> None:
+    # Fed by the generated metadata at import (the entity table), as the spec facets are.
+    global _entities
+    _entities = entities
 
 
 def register_spec_facet(entity: str, key: str, facet_class: type[BaseModel]) -> None:
@@ -53,7 +59,7 @@ def register_spec_facet(entity: str, key: str, facet_class: type[BaseModel]) -> 
 
 def register(entity: str, key: str, facet_class: type[BaseModel]) -> None:
     """Make events parse facet `key` of `entity` into `facet_class`."""
-    _check_entity(entity)
+    check_entity(entity)
     if not key:
         raise ValueError("key: a facet key must be a non-empty string")
     with _lock:

@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeAlias, cast
 
 from pydantic import BaseModel
 
+from olsdk import _registry
 from olsdk._runtime import FacetContainer
 from olsdk.models import BaseEvent, BaseFacet
 
@@ -91,10 +92,8 @@ _BY_NAME = {e.name: e for e in ENTITIES}
 
 def entity(name: str) -> Entity:
     """The entity called `name`; `ValueError` naming the valid ones otherwise."""
-    try:
-        return _BY_NAME[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"entity: {name!r} is not one of {', '.join(ENTITY_NAMES)}") from None
+    _registry.check_entity(name)
+    return _BY_NAME[name]
 
 
 def entity_of_class(facet_class: type[Any]) -> list[Entity]:

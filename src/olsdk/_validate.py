@@ -31,10 +31,10 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk import _registry
-from olsdk._events import _candidates
 from olsdk._exceptions import Problem, ValidationError
 from olsdk._formats import FORMAT_PATTERNS, FORMAT_RULES
 from olsdk._spec import ENTITIES, EVENT_CLASSES, EventKind, event_kind
+from olsdk._strict import _candidates
 from olsdk._wire import JSONProblem, check_data, decode
 from olsdk.models import FACET_KEYS
 

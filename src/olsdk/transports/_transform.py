@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from olsdk._config import meta
-from olsdk._events import Event
-from olsdk._exceptions import ConfigError, DeliveryError
+from olsdk._events import Event, parse_event, to_json
+from olsdk._exceptions import ConfigError, DeliveryError, ValidationError
 from olsdk.transports._base import FailureHandler, Payload, Transport, describe_event
 
 __all__ = [
@@ -136,11 +136,9 @@ class TransformTransport(Transport):
         self.inner.set_failure_handler(handler)
 
     def send(self, payload: Payload) -> None:
-        import olsdk
-
         try:
-            event = olsdk.parse_event(payload.body)
-        except olsdk.ValidationError as exc:
+            event = parse_event(payload.body)
+        except ValidationError as exc:
             raise DeliveryError(f"transform: not a valid event: {exc}", target=self.label, retriable=False) from None
         try:
             changed = self.transformer.transform(event)
@@ -153,7 +151,7 @@ class TransformTransport(Transport):
         if changed is None:
             log.info("OpenLineage event dropped by %r", self.transformer)
             return
-        body = olsdk.to_json(changed).encode("utf-8")
+        body = to_json(changed).encode("utf-8")
         self.inner.send(describe_event(changed, body))
 
     def flush(self, timeout: float | None = None) -> bool:
