@@ -223,7 +223,10 @@ class DeliveryError(OlsdkError):
     ``target`` names the transport that failed (useful inside a composite);
     ``retriable`` says whether resending later may succeed; ``partial`` is set by
     a composite when some children received the event and the failure is not
-    meant to fail the emit. ``causes`` holds per-child failures.
+    meant to fail the emit. ``causes`` holds per-child failures. ``attempts`` is how
+    many times the transport tried before giving up (its own retries included).
+    ``unreachable`` says the backend could not be reached at all (refused, timed out,
+    unresolvable), as opposed to an answer that refused the event.
     """
 
     __module__ = PUBLIC_MODULE
@@ -236,6 +239,8 @@ class DeliveryError(OlsdkError):
         retriable: bool = True,
         partial: bool = False,
         causes: Sequence[DeliveryError] = (),
+        attempts: int = 1,
+        unreachable: bool = False,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
@@ -243,6 +248,8 @@ class DeliveryError(OlsdkError):
         self.retriable = retriable
         self.partial = partial
         self.causes = tuple(causes)
+        self.attempts = attempts
+        self.unreachable = unreachable
 
     def leaves(self) -> tuple[DeliveryError, ...]:
         """The individual failures (one per failed child transport)."""

@@ -184,8 +184,10 @@ def test_any_olsdk_transport_by_dotted_path(tmp_path: Path) -> None:
     assert len(bodies) == 2 and json.loads(bodies[0])["run"]["runId"] == RUN_ID
     with pytest.raises(ConfigError, match=r"transport\.labl: unknown key; did you mean 'label'"):
         OpenLineageClient(config={"transport": {**section, "labl": "x"}}, environ={})
+    # issue 23: a transport of the official client by dotted path is built as the official factory
+    # builds it (it used to be refused); tests/transports/test_official.py covers what it receives
     official_class = "openlineage.client.transport.console.ConsoleTransport"
-    with pytest.raises(
-        ConfigError, match=r"it is a transport of the official client: load olsdk\.compat\.OlsdkTransport"
-    ):
-        OpenLineageClient(config={"transport": {"type": official_class}}, environ={})
+    with OpenLineageClient(config={"transport": {"type": official_class}}, spool=tmp_path / "s", environ={}) as c:
+        c.emit(to_json(official_run_event()))
+        assert type(c.transport.official).__name__ == "ConsoleTransport"  # type: ignore[attr-defined]
+    assert not (tmp_path / "s").exists()

@@ -200,3 +200,46 @@ try:
 
 except ImportError:  # pragma: no cover - before olsdk had transformers
     pass
+
+
+try:  # a user transport written against the official client's interface, loaded by both clients
+    import attr
+    from openlineage.client.transport.transport import Config as _OfficialConfig
+    from openlineage.client.transport.transport import Transport as _OfficialTransport
+
+    @attr.define
+    class OfficialRecordingConfig(_OfficialConfig):
+        label: str
+        fail: bool = False
+
+        @classmethod
+        def from_dict(cls, params: dict[str, Any]) -> OfficialRecordingConfig:
+            if "label" not in params:
+                raise ValueError("label is required")
+            unknown = set(params) - {"type", "label", "fail"}
+            if unknown:
+                raise ValueError(f"unknown keys {sorted(unknown)}")
+            return cls(label=str(params["label"]), fail=str(params.get("fail", "false")).lower() == "true")
+
+    class OfficialRecordingTransport(_OfficialTransport):
+        """Keeps every event object it is given, per label (or raises, with ``fail: true``)."""
+
+        kind = "official-recording"
+        config_class = OfficialRecordingConfig
+        received: ClassVar[dict[str, list[Any]]] = {}
+        closed: ClassVar[list[str]] = []
+
+        def __init__(self, config: OfficialRecordingConfig) -> None:
+            self.config = config
+
+        def emit(self, event: Any) -> None:
+            if self.config.fail:
+                raise ConnectionError(f"{self.config.label}: backend unavailable")
+            self.received.setdefault(self.config.label, []).append(event)
+
+        def close(self, timeout: float = -1) -> bool:
+            self.closed.append(self.config.label)
+            return True
+
+except ImportError:  # pragma: no cover - the peer is a dev dependency
+    pass

@@ -226,3 +226,40 @@ def test_after_an_ambiguous_failure_batches_go_one_event_per_post(tmp_path: Path
     # as in plain mode, so the duplicates are at most plain mode's
     assert set(resets) == {1}
     assert batched.duplicates <= plain.duplicates
+
+
+def test_spool_records_count_every_attempt(server: LineageServer, tmp_path: Path) -> None:
+    server.script.extend([Reply(503)] * 10)
+    spool = tmp_path / "spool"
+    with http_client(server.url, spool, retry={"total": 2, "backoff_factor": 0}) as client:
+        client.emit(run_event())
+    assert len(server.requests) == 3
+    (record,) = Spool(spool).records()
+    assert record["attempts"] == 3  # the first try and two retries, not "1"
+    result = replay(spool, HttpTransport(HttpSettings(url=server.url, retry=RetrySettings(total=1, backoff_factor=0))))
+    assert result.kept == 1 and len(server.requests) == 5
+    (record,) = Spool(spool).records()
+    assert record["attempts"] == 5  # the replay's two attempts added
+
+
+def test_no_api_key_in_any_log_urllib3_debug_included(
+    server: LineageServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    key = "qk-7f3a9c1e5b"
+    endpoint = f"{server.url}/api/v1/lineage?api_key={key}&team=blue"
+    server.script.extend([Reply(503), Reply(200), Reply(400, body=f"bad request {endpoint}".encode())])
+    caplog.set_level(logging.DEBUG, logger="urllib3")
+    caplog.set_level(logging.DEBUG, logger="olsdk")
+    with http_client(server.url, tmp_path / "spool", endpoint=endpoint, retry={"total": 2, "backoff_factor": 0}) as c:
+        c.emit(run_event(job="first"))  # 503, then delivered on the retry
+        c.emit(run_event(job="second"))  # 400: spooled, logged with the server's answer
+    assert len(server.requests) == 3
+    assert server.requests[0].path.endswith(f"api_key={key}&team=blue")  # the key did travel
+    request_lines = [r.getMessage() for r in caplog.records if r.name == "urllib3.connectionpool" and "POST" in r.msg]
+    assert len(request_lines) == 3 and all("api_key=***" in line for line in request_lines)
+    assert any(r.name.startswith("olsdk") for r in caplog.records)
+    assert key not in caplog.text
+    assert key not in "\n".join(r.getMessage() for r in caplog.records)
+    assert key not in (tmp_path / "spool").read_text()

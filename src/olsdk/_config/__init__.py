@@ -36,7 +36,7 @@ from olsdk._config._load import (
     near_misses,
     url_shorthand,
 )
-from olsdk._config._secrets import is_secret_key, mask_url, masked, scrub, secret_values
+from olsdk._config._secrets import install_log_masking, is_secret_key, mask_url, masked, scrub, secret_values
 from olsdk._config._settings import (
     ClientSettings,
     DatasetSettings,
@@ -69,6 +69,7 @@ __all__ = [
     "env_layer",
     "fail",
     "find_config_file",
+    "install_log_masking",
     "is_disabled",
     "is_secret_key",
     "load",

@@ -17,11 +17,22 @@ Three tools:
 from __future__ import annotations
 
 import base64
+import logging
 import re
+import threading
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["basic_token", "is_secret_key", "mask_url", "masked", "scrub", "secret_values"]
+__all__ = [
+    "SecretMaskingFilter",
+    "basic_token",
+    "install_log_masking",
+    "is_secret_key",
+    "mask_url",
+    "masked",
+    "scrub",
+    "secret_values",
+]
 
 MASK = "***"
 
@@ -145,3 +156,63 @@ def scrub(text: str, secrets: Iterable[str] = (), limit: int = REASON_LIMIT) -> 
     if len(text) > limit:
         text = text[:limit] + f"... [{len(text) - limit} more characters]"
     return text
+
+
+class SecretMaskingFilter(logging.Filter):
+    """Masks URL secrets and header credentials in the records of a logger it is added to.
+
+    Runs only for records the logger lets through (its level first), so it costs nothing
+    while, say, urllib3's DEBUG log is off; when it is on, a URL such as
+    ``https://host/lineage?api_key=...`` is logged with the key masked.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = record.getMessage()
+        except Exception:  # a broken record is the logging module's to report
+            return True
+        clean = scrub(text, limit=len(text) + 1)
+        if clean != text:
+            record.msg, record.args = clean, None
+        return True
+
+
+# the loggers of the libraries olsdk sends through: urllib3 logs every request line at DEBUG
+# ('POST /api/v1/lineage?api_key=... HTTP/1.1'), and its retry and proxy messages carry URLs
+_LIBRARY_LOGGERS = (
+    "urllib3.connectionpool",
+    "urllib3.connection",
+    "urllib3.poolmanager",
+    "urllib3.response",
+    "urllib3.util.retry",
+    "urllib3.http2.connection",
+    "urllib3.contrib.pyopenssl",
+    "requests",
+    # olsdk's own messages are scrubbed where they are made; these filters are the second line
+    "olsdk.client",
+    "olsdk.client._spool",
+    "olsdk.client._outbox",
+    "olsdk.client._relay",
+    "olsdk.transports",
+    "olsdk.transports._http",
+    "olsdk.transports._buffered",
+    "olsdk.compat",
+)
+_installed = False
+_install_lock = threading.Lock()
+
+
+def install_log_masking() -> None:
+    """Add :class:`SecretMaskingFilter` to the loggers of the HTTP libraries (once per process)."""
+    global _installed
+    if _installed:
+        return
+    with _install_lock:
+        if _installed:
+            return
+        mask = SecretMaskingFilter()
+        for name in _LIBRARY_LOGGERS:
+            logger = logging.getLogger(name)
+            if not any(isinstance(f, SecretMaskingFilter) for f in logger.filters):
+                logger.addFilter(mask)
+        _installed = True

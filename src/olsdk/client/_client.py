@@ -419,7 +419,7 @@ class OpenLineageClient:
 
 
 def _append(spool: Spool, *, payload: Payload, error: DeliveryError) -> bool:
-    return spool.append(payload, error)
+    return spool.append(payload, error, attempts=error.attempts)
 
 
 def _scrub_error(error: DeliveryError, secrets: list[str]) -> None:

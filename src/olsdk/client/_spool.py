@@ -341,6 +341,12 @@ def _parse_record(line: bytes) -> tuple[dict[str, Any], Payload | None]:
     return record, Payload.from_json(body)
 
 
+def _attempts(record: dict[str, Any]) -> int:
+    """The attempts a record says were made (at least 1: it was spooled after one)."""
+    value = record.get("attempts")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+
+
 def _take_over_legacy(spool: Spool) -> None:
     """A ``.replaying`` file left by an interrupted replay of olsdk 0.1: put it back in front."""
     legacy = spool.path.with_name(spool.path.name + ".replaying")
@@ -498,7 +504,7 @@ class _Replay:
         self.failed_keys.add(payload.ordering_key)
         self.result.kept += 1
         self.result.reasons.append(reason)
-        attempts = int(record.get("attempts") or 1) + 1
+        attempts = _attempts(record) + max(1, exc.attempts)
         error = DeliveryError(reason, target=record.get("target") or exc.target, retriable=exc.retriable)
         self.spool.append_line(record_line(payload, error, attempts))
         if exc.retriable:

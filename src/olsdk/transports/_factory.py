@@ -35,6 +35,12 @@ from olsdk.transports._http import HttpSettings, HttpTransport
 from olsdk.transports._kafka import KafkaSettings, KafkaTransport
 from olsdk.transports._msk_iam import MskIamSettings, MskIamTransport
 from olsdk.transports._noop import NoopTransport
+from olsdk.transports._official import (
+    OfficialSection,
+    OfficialTransportAdapter,
+    is_official_transport_class,
+    official_config,
+)
 from olsdk.transports._transform import TransformSettings, TransformTransport
 
 __all__ = [
@@ -88,11 +94,17 @@ def _no_nested(settings: Any) -> list[tuple[tuple[str, ...], Any]]:
     return []
 
 
+def _no_check(settings: Any, where: str) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class _Kind:
     settings: type[Any] | None
     build: _Build
     nested: _Nested = _no_nested
+    # more checks of the parsed settings, when the configuration is loaded (before building)
+    check: Callable[[Any, str], None] = _no_check
 
 
 def _plain(builder: TransportBuilder) -> _Build:
@@ -240,6 +252,7 @@ def parse_transport(
         settings = None
     else:
         settings = build(entry.settings, rest, path, origins)
+    entry.check(settings, ".".join(path))
     nested = entry.nested(settings)
     return TransportSpec(
         kind=kind,
@@ -281,21 +294,37 @@ def _dotted_kind(dotted: str, where: str) -> str:
         cls = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(f"{where}: cannot import transport {dotted!r}: {exc}", where) from None
+    if is_official_transport_class(cls):  # written for the official client: built as it builds it
+        _KINDS[dotted] = _Kind(OfficialSection, _official_builder(cls, dotted), check=_official_checker(cls, dotted))
+        return dotted
     if not (isinstance(cls, type) and issubclass(cls, Transport)):
-        official = any(base.__module__.startswith("openlineage.") for base in getattr(cls, "__mro__", ()))
-        why = (
-            "; it is a transport of the official client: load olsdk.compat.OlsdkTransport in the official client "
-            "instead, or write it against olsdk.transports.Transport"
-            if official
-            else ""
+        raise ConfigError(
+            f"{where}: {dotted!r} is not a transport class (a subclass of olsdk.transports.Transport, "
+            "or of the official client's openlineage.client.transport.Transport)",
+            where,
         )
-        raise ConfigError(f"{where}: {dotted!r} is not a subclass of olsdk.transports.Transport{why}", where)
     settings_class = getattr(cls, "settings_class", None)
     if settings_class is None:
         _KINDS[dotted] = _Kind(None, _no_settings(cls))
     else:
         _KINDS[dotted] = _Kind(settings_class, _plain(cls))  # type: ignore[arg-type]
     return dotted
+
+
+def _official_checker(cls: type[Any], dotted: str) -> Callable[[Any, str], None]:
+    def check(settings: OfficialSection, where: str) -> None:
+        official_config(cls, settings, dotted, where)
+
+    return check
+
+
+def _official_builder(cls: type[Any], dotted: str) -> _Build:
+    def build(spec: TransportSpec, children: list[Transport]) -> Transport:
+        where = "transport"
+        official = cls(official_config(cls, spec.settings, dotted, where))
+        return OfficialTransportAdapter(official, name=spec.name, priority=spec.priority)
+
+    return build
 
 
 def _no_settings(cls: type[Transport]) -> _Build:

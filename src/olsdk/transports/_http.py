@@ -33,7 +33,7 @@ import requests.utils
 import urllib3
 import urllib3.exceptions
 
-from olsdk._config import mask_url, meta, scrub
+from olsdk._config import install_log_masking, mask_url, meta, scrub
 from olsdk._exceptions import ConfigError, DeliveryError
 from olsdk.transports._auth import AuthSettings, token_provider
 from olsdk.transports._base import Payload, Transport
@@ -141,6 +141,7 @@ class HttpTransport(Transport):
         priority: int = 0,
     ) -> None:
         super().__init__(name=name, priority=priority)
+        install_log_masking()  # urllib3 logs request lines (query strings included) at DEBUG
         self.settings = settings
         self.url = join_url(settings.url, settings.endpoint)
         batch = settings.batch
@@ -365,7 +366,9 @@ class HttpTransport(Transport):
         settings = self.settings.retry
         data = gzip.compress(body, compresslevel=3) if self.settings.compression == "gzip" else body
         retry = new_retry(settings)
+        attempts = 0
         while True:
+            attempts += 1
             route = self._route(url)
             headers = self._request_headers()
             if route.auth and "Authorization" not in headers:
@@ -384,10 +387,16 @@ class HttpTransport(Transport):
             except urllib3.exceptions.HTTPError as exc:
                 if not retry_ambiguous and _ambiguous(exc):
                     raise _Ambiguous(
-                        f"{self._describe(exc, url)}: the body may have arrived", target=self.label
+                        f"{self._describe(exc, url)}: the body may have arrived",
+                        target=self.label,
+                        attempts=attempts,
+                        unreachable=True,
                     ) from None
                 error = self._error(
-                    self._describe(exc, url), retriable=not isinstance(exc, urllib3.exceptions.SSLError)
+                    self._describe(exc, url),
+                    retriable=not isinstance(exc, urllib3.exceptions.SSLError),
+                    attempts=attempts,
+                    unreachable=_unreachable(exc),
                 )
                 try:
                     retry = retry.increment("POST", url, error=exc)
@@ -402,6 +411,7 @@ class HttpTransport(Transport):
                 error = self._error(
                     f"HTTP {status} from {mask_url(url)}: {_text(response)[:200]!r}",
                     retriable=status in (settings.status_forcelist or ()) or status in (408, 429) or status >= 500,
+                    attempts=attempts,
                 )
                 has_retry_after = bool(response.headers.get("Retry-After"))
                 if not retry.is_retry("POST", status, has_retry_after):
@@ -436,10 +446,14 @@ class HttpTransport(Transport):
             return f"connection to {mask_url(url)} lost: {_cause(exc)}"
         return f"request failed: {type(exc).__name__}"
 
-    def _error(self, reason: str, retriable: bool = True) -> DeliveryError:
+    def _error(
+        self, reason: str, retriable: bool = True, attempts: int = 1, unreachable: bool = False
+    ) -> DeliveryError:
         token = getattr(self._auth, "current", None)
         secrets = [*self._secrets, *([token] if isinstance(token, str) and token else [])]
-        return DeliveryError(scrub(reason, secrets), target=self.label, retriable=retriable)
+        return DeliveryError(
+            scrub(reason, secrets), target=self.label, retriable=retriable, attempts=attempts, unreachable=unreachable
+        )
 
     def close(self, timeout: float | None = None) -> bool:
         self._closing.set()  # cut short any backoff sleep
@@ -448,6 +462,13 @@ class HttpTransport(Transport):
 
     def __repr__(self) -> str:
         return f"<HttpTransport url={mask_url(self.url)!r}>"
+
+
+def _unreachable(exc: urllib3.exceptions.HTTPError) -> bool:
+    """The backend could not be reached or did not answer: refused, unresolvable, timed out, cut off."""
+    errors = urllib3.exceptions
+    kinds = errors.TimeoutError | errors.ProtocolError | errors.ProxyError | errors.MaxRetryError
+    return isinstance(exc, kinds)  # refusals and unresolvable hosts are connect timeouts to urllib3
 
 
 def _ambiguous(exc: urllib3.exceptions.HTTPError) -> bool:
