@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 DBT_VENV ?= .venv-dbt
+AIRFLOW_VENV ?= .venv-airflow
 
 .PHONY: setup spec generate check-generated test test-fast lint format demo bench spec-upgrade dist clean
 
@@ -21,6 +22,16 @@ $(DBT_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(DBT_VENV)
 	$(DBT_VENV)/bin/python -m pip install -q --upgrade pip
 	$(DBT_VENV)/bin/python -m pip install -q -e ".[dbt]"
+	touch $@
+
+# Apache Airflow 3 with the OpenLineage provider and olsdk for tests/airflow (`airflow dags test`
+# of a DAG sending through olsdk.compat.OlsdkTransport), in their own environment: Airflow pins its
+# own stack. tests/airflow/constraints.txt holds every other package at the versions tested
+# (Airflow's own constraints files are on GitHub, out of reach here).
+$(AIRFLOW_VENV)/.installed: pyproject.toml tests/airflow/constraints.txt
+	$(PYTHON) -m venv $(AIRFLOW_VENV)
+	$(AIRFLOW_VENV)/bin/python -m pip install -q --upgrade pip
+	$(AIRFLOW_VENV)/bin/python -m pip install -q -e ".[airflow]" -c tests/airflow/constraints.txt
 	touch $@
 
 # A wheel in dist/ to install elsewhere: pip install 'dist/olsdk-<version>-py3-none-any.whl[spark]'
@@ -53,11 +64,11 @@ format: setup
 	$(VENV)/bin/ruff format $(PY_DIRS)
 	$(VENV)/bin/ruff check --fix $(PY_DIRS)
 
-test: spec $(DBT_VENV)/.installed
+test: spec $(DBT_VENV)/.installed $(AIRFLOW_VENV)/.installed
 	$(VENV)/bin/pytest -q
 
 # Everything but the Spark tests (no JVM): the quick loop while developing.
-test-fast: spec $(DBT_VENV)/.installed
+test-fast: spec $(DBT_VENV)/.installed $(AIRFLOW_VENV)/.installed
 	$(VENV)/bin/pytest -q -m "not spark"
 
 # The main job: an example PySpark pipeline in local[2] emitting lineage to
@@ -88,4 +99,4 @@ spec-upgrade: setup
 	$(PY) -m codegen upgrade --src $(SRC)
 
 clean:
-	rm -rf $(VENV) $(DBT_VENV) build dist demo-output .pytest_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(DBT_VENV) $(AIRFLOW_VENV) build dist demo-output .pytest_cache .mypy_cache .hypothesis

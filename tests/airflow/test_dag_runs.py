@@ -1,0 +1,57 @@
+"""A real Airflow 3 with the OpenLineage provider sending through ``olsdk.compat.OlsdkTransport``.
+
+``airflow dags test`` of tests/airflow/dags/olsdk_lineage.py in .venv-airflow, in the
+provider's default mode (each emission in a forked child that is killed after
+``[openlineage] execution_timeout`` or ends with ``os._exit``) and with
+``[openlineage] execute_in_thread``. Every run is counted against the official ``file``
+transport's events of the same DAG in the same environment: nothing may be lost;
+duplicates are counted and reported (olsdk delivers at least once).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from tests.airflow.conftest import References
+from tests.airflow.harness import DAG_ID, Sites, compat, tally
+from tests.support.client_testkit import LineageServer
+
+pytestmark = pytest.mark.airflow
+
+MODES = ["fork", "thread"]
+TASKS = ("create_tables", "insert_select", "python_step", "bash_step", "fails_on_purpose", "after_failure")
+
+
+def test_reference_run_has_every_task(reference: References) -> None:
+    """The official file transport's events: a START and an end of every task, the failure as FAIL."""
+    events, _ = reference("fork")
+    ends = {e["job"]["name"]: e["eventType"] for e in events if e["eventType"] != "START"}
+    starts = Counter(e["job"]["name"] for e in events if e["eventType"] == "START")
+    for task in TASKS:
+        assert starts[f"{DAG_ID}.{task}"] == 1, task
+    assert {task: ends[f"{DAG_ID}.{task}"] for task in TASKS} == {
+        **dict.fromkeys(TASKS, "COMPLETE"),
+        "fails_on_purpose": "FAIL",
+    }
+    assert ends[DAG_ID] == "COMPLETE"  # the DAG run (its last task ran after the failure)
+    # the provider's SQL support: the statements as query jobs below their task, with the SQL facet
+    queries = {e["job"]["facets"]["sql"]["query"] for e in events if "sql" in e["job"].get("facets", {})}
+    assert any(q.startswith("INSERT INTO customer_totals") for q in queries), queries
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_receiver_up(mode: str, sites: Sites, reference: References, record: Any) -> None:
+    expected, _ = reference(mode)
+    server = LineageServer()
+    try:
+        site = sites.new(mode)
+        site.configure(compat({"type": "http", "url": server.url}))
+        done = site.dags_test()
+    finally:
+        server.stop()
+    result = tally(expected, server.events)
+    record(mode, result, done)
+    assert result.lost == 0, f"{result}\n{done.tail()}"
