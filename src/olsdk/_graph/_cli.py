@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="summarise collected events in the terminal",
         description=(
             "Jobs, datasets, runs by state, failed runs with their error messages, edges, producers and "
-            "facet keys of OpenLineage events (read leniently, like `olsdk graph`)."
+            "facet keys of OpenLineage events (read leniently, like olsdk graph)."
         ),
     )
     inspect.add_argument("sources", nargs="+", metavar="PATH", help=SOURCES_HELP)
