@@ -35,13 +35,12 @@ from typing import Any, Literal
 
 from olsdk._config import ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
 from olsdk._config._secrets import scrub, secret_values
-from olsdk._events import Event
 from olsdk._exceptions import DeliveryError, Problem, ValidationError
 from olsdk._runtime import _DEFAULT_PRODUCER as BUILTIN_PRODUCER  # what a model gets before any is configured
 from olsdk.client._config import load_config
 from olsdk.client._enrich import Enricher
 from olsdk.client._filters import JobNameFilter
-from olsdk.client._input import Refused, serialise
+from olsdk.client._input import EventInput, Refused, serialise
 from olsdk.client._run import DatasetLike, RunContext
 from olsdk.client._spool import Spool, default_spool_path
 from olsdk.models import ParentRunFacet
@@ -201,9 +200,12 @@ class OpenLineageClient:
 
     # -- emitting -----------------------------------------------------------------
 
-    def emit(self, event: Event | Mapping[str, Any] | str | bytes | bytearray | Any) -> None:
+    def emit(self, event: EventInput) -> None:
         """Send one event: a model (``RunEvent``, ``DatasetEvent``, ``JobEvent``), event
-        JSON as a dict, str or bytes, or an event object of the official client."""
+        JSON as a dict, str or bytes, or an event object of the official client.
+
+        Anything else (a ``Run``, a list, ...) is a type error for mypy and pyright; at run
+        time it is refused (kept in the spool as text, never sent) with a reason."""
         if self.disabled:
             return
         try:
