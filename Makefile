@@ -73,8 +73,20 @@ test-fast: spec $(DBT_VENV)/.installed $(AIRFLOW_VENV)/.installed
 
 # The main job: an example PySpark pipeline in local[2] emitting lineage to
 # demo-output/lineage.ndjson (or to $$OPENLINEAGE_URL when set).
-demo: setup
+demo: $(VENV)/.demo-installed
 	$(PY) -m examples.spark_demo
+
+# The demo needs the runtime and the spark extra only. A fresh clone gets just those in
+# .venv; `make setup` (and so `make test`) later adds the development tools and the other
+# extras to the same environment, so the two README commands share one pyspark instead of
+# installing it twice. A .venv that `make setup` built already has everything.
+$(VENV)/.demo-installed: pyproject.toml
+	@if [ -f $(VENV)/.installed ] && [ $(VENV)/.installed -nt pyproject.toml ]; then \
+		echo "$(VENV): set up by make setup, which includes the spark extra"; \
+	else \
+		$(PYTHON) -m venv $(VENV) && $(PY) -m pip install -q -e ".[spark]"; \
+	fi
+	touch $@
 
 bench: setup spec
 	$(PY) -m bench

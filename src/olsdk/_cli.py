@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -44,7 +45,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:  # a group given without its subcommand, e.g. `olsdk config`
         parser.parse_args([*(argv if argv is not None else sys.argv[1:]), "--help"])
         return 2
-    result: int = handler(args)
+    try:
+        result: int = handler(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `olsdk inspect big.ndjson | head`: the reader left; no traceback, and none at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     return result
 
 

@@ -35,3 +35,47 @@ def test_python_m_olsdk_passes_the_exit_status_on(tmp_path: Path) -> None:
     done = python_m_olsdk("inspect", str(tmp_path / "missing.ndjson"), home=tmp_path)
     assert done.returncode == 2
     assert "missing.ndjson: no such file or folder" in done.stderr
+
+
+COMMANDS = [
+    ["config"],
+    ["config", "show"],
+    ["replay"],
+    ["send"],
+    ["facets"],
+    ["facets", "export"],
+    ["graph"],
+    ["inspect"],
+    ["validate"],
+    ["spark"],
+    ["spark", "run"],
+]
+
+
+def test_every_command_has_its_own_help_in_plain_text(tmp_path: Path) -> None:
+    from olsdk._cli import build_parser
+
+    parser = build_parser()
+    descriptions: dict[str, str] = {}
+    for command in COMMANDS:
+        text = _help_of(parser, command)
+        assert text.startswith(f"usage: olsdk {' '.join(command)}"), text[:80]
+        assert "``" not in text, f"olsdk {' '.join(command)} --help shows reST markup"
+        descriptions[" ".join(command)] = text.split("\n\n", 2)[1] if text.count("\n\n") > 1 else ""
+    # the description of one command is not another's (send showed replay's docstring)
+    described = [d for d in descriptions.values() if d]
+    assert len(described) == len(set(described))
+    for command in ("send", "replay", "inspect", "graph", "config show", "facets export"):
+        assert "`" not in _help_of(parser, command.split()), command
+
+
+def _help_of(parser: object, command: list[str]) -> str:
+    import contextlib
+    import io
+
+    import pytest
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        parser.parse_args([*command, "--help"])  # type: ignore[attr-defined]
+    return out.getvalue()

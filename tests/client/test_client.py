@@ -277,3 +277,34 @@ def test_credentials_a_server_echoes_stay_out_of_spool_logs_tracebacks_and_repla
             assert secret not in text, f"{secret} shown in the {where}"
     assert "HTTP 401" in texts["spool"] and "Basic ***" in texts["spool"] and "api_key=***" in texts["spool"]
     assert "still failing: HTTP 401" in done.stdout and "team=blue" in done.stdout
+
+
+def test_the_configured_producer_reaches_events_built_before_the_client(tmp_path: Path) -> None:
+    from olsdk.models import EventType, Job, JobFacets, Run, RunEvent, SQLJobFacet
+
+    builtin = olsdk.get_default_producer()
+    assert builtin == "https://github.com/olsdk/olsdk"
+    early = RunEvent(
+        eventType=EventType.START,
+        run=Run(runId="0190d3a4-7b5c-7a3e-9f00-1234567890ab"),
+        job=Job(namespace="etl", name="daily", facets=JobFacets(sql=SQLJobFacet(query="select 1"))),
+    )
+    explicit = early.model_copy(update={"producer": "https://example.com/someone-else"})
+    assert early.producer == builtin and early.job.facets and early.job.facets.sql
+    assert early.job.facets.sql.producer == builtin
+    config = tmp_path / "openlineage.yml"
+    config.write_text("transport: {type: console}\nproducer: https://github.com/acme/pipelines\n")
+    sent: list[Payload] = []
+    try:
+        client = OpenLineageClient(CallbackTransport(sent.append), environ={"OPENLINEAGE_CONFIG": str(config)})
+        client.emit(early)
+        client.emit(explicit)
+        client.close()
+    finally:
+        olsdk.set_default_producer(builtin)  # the client sets the process-wide default
+    first, second = (p.event() for p in sent)
+    assert first["producer"] == "https://github.com/acme/pipelines"
+    assert first["job"]["facets"]["sql"]["_producer"] == "https://github.com/acme/pipelines"
+    assert second["producer"] == "https://example.com/someone-else"  # given explicitly: kept
+    assert second["job"]["facets"]["sql"]["_producer"] == "https://github.com/acme/pipelines"
+    assert early.producer == builtin  # the caller's event is not changed

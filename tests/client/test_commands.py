@@ -74,6 +74,63 @@ def test_config_show_json_names_each_origin(
     assert shown["file"] is None and shown["disabled"] is False
 
 
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_yml() -> str:
+    """The openlineage.yml example of the README's "Client and transports" section."""
+    section = README.read_text(encoding="utf-8").split("\n## Client and transports\n", 1)[1].split("\n## ", 1)[0]
+    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def test_config_show_on_the_readme_example_names_each_true_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for key in [k for k in os.environ if k.startswith("OPENLINEAGE")]:
+        monkeypatch.delenv(key)
+    example = readme_yml()
+    assert "filters:" in example and "producer:" in example
+    yml = tmp_path / "openlineage.yml"
+    yml.write_text(example + "tags:\n  job: {team: data}\n")
+    monkeypatch.setenv("OPENLINEAGE__TAGS__JOB__OWNER", "platform")
+    assert main(["config", "show"]) == 0  # the filters entry was a RepresenterError
+    out = capsys.readouterr().out
+    assert f"filters: [{{type: regex, regex: tmp_.*}}]    # {yml}" in out
+    assert f"producer: https://github.com/acme/pipelines    # {yml}" in out
+    assert f"    team: data    # {yml}" in out  # was `job: {...}    # default`
+    assert "    owner: platform    # environment variable OPENLINEAGE__TAGS__JOB__OWNER" in out
+    assert f"  url: https://lineage.example.com/marquez/    # {yml}" in out
+    assert "  timeout: 5.0    # default" in out and f"    total: 5    # {yml}" in out
+    assert f"    apiKey: '***'    # {yml}" in out and "change-me" not in out
+    assert "    tokenRefreshBuffer: 120    # default" in out  # a number is no secret
+    assert "  run: {}    # default" in out
+    assert main(["config", "show", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["effective"]
+    assert shown["filters"] == {"value": [{"type": "regex", "regex": "tmp_.*"}], "origin": str(yml)}
+    assert shown["tags.job.owner"]["origin"] == "environment variable OPENLINEAGE__TAGS__JOB__OWNER"
+
+
+def test_a_misspelt_section_names_the_file_it_is_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for key in [k for k in os.environ if k.startswith("OPENLINEAGE")]:
+        monkeypatch.delenv(key)
+    yml = tmp_path / "openlineage.yml"
+    yml.write_text("tranport:\n  type: http\n  url: https://lineage.example\n")
+    assert main(["config", "show"]) == 2
+    err = capsys.readouterr().err
+    assert "tranport: unknown key; did you mean 'transport'?" in err
+    assert err.rstrip().endswith(f"(from {yml})")
+    yml.write_text("transport: {type: console}\n")
+    monkeypatch.setenv("OPENLINEAGE__TRANPORT__TYPE", "http")
+    assert main(["config", "show"]) == 2
+    assert capsys.readouterr().err.rstrip().endswith("(from environment variable OPENLINEAGE__TRANPORT__TYPE)")
+
+
 def test_cli_replay(
     server: LineageServer,
     free_port: int,

@@ -149,3 +149,49 @@ def test_send_with_the_backend_down_spools_the_rest_and_replay_finishes(tmp_path
 def test_cli_entry_point_lists_both_commands() -> None:
     done = subprocess.run([sys.executable, "-m", "olsdk._cli", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert "replay" in done.stdout and "send" in done.stdout
+
+
+def invalid_event() -> dict[str, Any]:
+    return run_event(job="broken", run_id="not-a-uuid", event_type="BEGIN")
+
+
+def test_send_refuses_an_event_that_breaks_the_spec_and_lists_its_problems(tmp_path: Path) -> None:
+    good = seq_events(2)
+    (tmp_path / "events.ndjson").write_text(
+        "\n".join(json.dumps(e) for e in [good[0], invalid_event(), good[1]]) + "\n"
+    )
+    server = FaultServer()
+    try:
+        done = run_cli("send", "events.ndjson", home=tmp_path, OPENLINEAGE_URL=server.url)
+        stored = server.events()
+    finally:
+        server.stop()
+    assert stored == good  # the invalid one was not sent
+    assert done.returncode == 1
+    assert "events.ndjson:2: breaks the OpenLineage spec, not sent (--force sends it): 2 problems" in done.stderr
+    assert "  run.runId: not a UUID" in done.stderr
+    assert "  eventType: must be one of 'START'" in done.stderr  # the problems `olsdk validate` reports
+    assert "delivered 2, spooled 0, 1 invalid event (not sent: --force sends them)" in done.stdout
+
+
+def test_send_force_sends_an_invalid_event_with_a_warning(tmp_path: Path) -> None:
+    events = [invalid_event(), *seq_events(1)]
+    (tmp_path / "events.json").write_text(json.dumps(events, indent=2))
+    server = FaultServer()
+    try:
+        done = run_cli("send", "--force", "events.json", home=tmp_path, OPENLINEAGE_URL=server.url)
+        stored = server.events()
+    finally:
+        server.stop()
+    assert stored == events
+    assert done.returncode == 0, done.stderr
+    assert "events.json:1: breaks the OpenLineage spec, sent anyway (--force): 2 problems" in done.stderr
+    assert "delivered 2, spooled 0, 1 invalid event (sent: --force)" in done.stdout
+
+
+def test_send_help_is_its_own(tmp_path: Path) -> None:
+    done = run_cli("send", "--help", home=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: olsdk send ")
+    assert "Send event files through the configured transport" in done.stdout and "--force" in done.stdout
+    assert "replay [SPOOL]" not in done.stdout and "``" not in done.stdout

@@ -42,8 +42,13 @@ SQLJobFacet(query=1)
 facets = RunFacets()
 run_id: int = Run(runId="0190d3a4-7b5c-7a3e-9f00-1234567890ab").runId
 parent_name: int | None = facets.parent.job.name if facets.parent else None
+from olsdk import OpenLineageClient
+client = OpenLineageClient()
+client.emit(Run(runId="0190d3a4-7b5c-7a3e-9f00-1234567890ab"))
+client.emit(42)
+client.emit([{"eventType": "START"}])
 """
-BAD_LINES = [3, 4, 6, 7]  # one mistake on each
+BAD_LINES = [3, 4, 6, 7, 10, 11, 12]  # one mistake on each (emit takes events, not a Run, a number, a list)
 
 
 def readme_example(heading: str) -> str:
@@ -189,6 +194,7 @@ def test_mypy_sees_the_real_types(python: Path, tmp_path: Path) -> None:
     assert lines == BAD_LINES, result.stdout + result.stderr
     assert 'Missing named argument "name" for "Job"' in result.stdout
     assert 'Argument "query" to "SQLJobFacet" has incompatible type "int"' in result.stdout
+    assert 'Argument 1 to "emit" of "OpenLineageClient" has incompatible type "Run"' in result.stdout
 
 
 def test_basedpyright_sees_the_real_types(python: Path, tmp_path: Path) -> None:
@@ -198,3 +204,5 @@ def test_basedpyright_sees_the_real_types(python: Path, tmp_path: Path) -> None:
     errors = [d for d in report["generalDiagnostics"] if d["severity"] == "error"]
     assert sorted({d["range"]["start"]["line"] + 1 for d in errors}) == BAD_LINES, json.dumps(errors, indent=1)
     assert not any("Unknown" in d["message"] for d in report["generalDiagnostics"])
+    emits = [d["message"] for d in errors if d["range"]["start"]["line"] + 1 in (10, 11, 12)]
+    assert len(emits) == 3 and all('"emit"' in m or "EventInput" in m for m in emits), emits

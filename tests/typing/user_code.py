@@ -91,6 +91,34 @@ def schema(columns: dict[str, str | None]) -> SchemaDatasetFacet:
     return facet
 
 
+def emit_every_kind(event: RunEvent) -> int:
+    # emit takes olsdk's events, the official client's events and event JSON; nothing else
+    from openlineage.client.event_v2 import Job as OfficialJob
+    from openlineage.client.event_v2 import Run as OfficialRun
+    from openlineage.client.event_v2 import RunEvent as OfficialRunEvent
+    from openlineage.client.event_v2 import RunState
+
+    from olsdk import OpenLineageClient
+    from olsdk.transports import CallbackTransport, Payload
+
+    sent: list[Payload] = []
+    client = OpenLineageClient(CallbackTransport(sent.append), spool=False, environ={})
+    client.emit(event)
+    client.emit(olsdk.to_dict(event))
+    client.emit(olsdk.to_json(event))
+    client.emit(olsdk.to_json(event).encode())
+    official = OfficialRunEvent(
+        eventType=RunState.START,
+        eventTime="2024-07-01T12:00:00Z",
+        run=OfficialRun(runId="0190d3a4-7b5c-7a3e-9f00-1234567890ab"),
+        job=OfficialJob(namespace="etl", name="daily"),
+        producer="https://example.com/p",
+    )
+    client.emit(official)
+    client.close()
+    return len(sent)
+
+
 def read(text: str) -> int:
     event = olsdk.parse_event(text)
     assert_type(event, olsdk.Event)
@@ -104,6 +132,7 @@ if __name__ == "__main__":
     event = build()
     assert parent_job_name(event) == "dag.task"
     assert read(olsdk.to_json(event)) == 42
+    assert emit_every_kind(event) == 5
     assert olsdk.parse_event(olsdk.to_json(build_with_python_values())).eventTime.endswith("+00:00")
     facet = schema({"id": "BIGINT", "note": None})
     assert facet.to_dict()["fields"][1] == {"name": "note"}

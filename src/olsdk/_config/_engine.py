@@ -95,13 +95,15 @@ def _dotted(path: tuple[str, ...]) -> str:
 
 
 def _origin_note(path: tuple[str, ...], origins: Origins) -> str:
-    key = tuple(norm(p) for p in path)
+    full = key = tuple(norm(p) for p in path)
     # a value may come from a parent key (a JSON blob in one environment variable)
     while key:
         if key in origins:
             return f" (from {origins[key]})"
         key = key[:-1]
-    return ""
+    # ...or be a section whose leaves carry the origins (a misspelt `tranport:` mapping)
+    inside = sorted({origin for where, origin in origins.items() if full and where[: len(full)] == full})
+    return f" (from {' and '.join(inside)})" if inside else ""
 
 
 def fail(message: str, path: tuple[str, ...], origins: Origins) -> ConfigError:

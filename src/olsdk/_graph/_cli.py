@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from olsdk._exceptions import OlsdkError
-from olsdk._graph._inspect import inspect_data, inspect_text
+from olsdk._graph._inspect import inspect_data, inspect_text, plural
 from olsdk._graph._model import LineageGraph, build_graph
 from olsdk._graph._page import write_page
-from olsdk._graph._read import read_events
+from olsdk._graph._read import STDIN, read_events, source_paths
+from olsdk._progress import Progress
 
 __all__ = ["register", "run_graph", "run_inspect"]
 
@@ -40,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="summarise collected events in the terminal",
         description=(
             "Jobs, datasets, runs by state, failed runs with their error messages, edges, producers and "
-            "facet keys of OpenLineage events (read leniently, like `olsdk graph`)."
+            "facet keys of OpenLineage events (read leniently, like olsdk graph)."
         ),
     )
     inspect.add_argument("sources", nargs="+", metavar="PATH", help=SOURCES_HELP)
@@ -49,12 +51,17 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     inspect.set_defaults(handler=run_inspect)
 
 
-def _read(command: str, sources: list[str]) -> LineageGraph | None:
+def _read(command: str, sources: list[str], progress: Progress) -> LineageGraph | None:
+    """The graph of `sources`; a progress line on a terminal while the events are read."""
     try:
-        return build_graph(read_events(sources))
+        paths = source_paths(sources)
+        progress.total = 0 if STDIN in paths else sum(p.stat().st_size for p in paths if isinstance(p, Path))
+        graph = build_graph(progress.count(read_events(sources, on_bytes=progress.advance)))
     except (OlsdkError, OSError) as exc:
+        progress.close()
         print(f"olsdk {command}: error: {exc}", file=sys.stderr)
         return None
+    return graph
 
 
 def _default_title(sources: list[str]) -> str:
@@ -64,26 +71,33 @@ def _default_title(sources: list[str]) -> str:
 
 
 def run_graph(args: argparse.Namespace) -> int:
-    graph = _read("graph", args.sources)
+    progress = Progress(0)
+    graph = _read("graph", args.sources, progress)
     if graph is None:
         return 2
+    progress.stage(f"laying out {plural(len(graph.jobs) + len(graph.datasets), 'node')} and writing {args.output}")
     try:
         path = write_page(graph, args.output, title=args.title or _default_title(args.sources), sources=args.sources)
     except OSError as exc:
+        progress.close()
         print(f"olsdk graph: error: {args.output}: {exc}", file=sys.stderr)
         return 2
+    progress.close()
     events = sum(graph.events.values())
     print(
-        f"{path}  ({len(graph.jobs)} jobs, {len(graph.datasets)} datasets, {len(graph.edges)} edges "
-        f"from {events} events; {graph.unreadable_total} not readable)"
+        f"{path}  ({plural(len(graph.jobs), 'job')}, {plural(len(graph.datasets), 'dataset')}, "
+        f"{plural(len(graph.edges), 'edge')} from {plural(events, 'event')}; {graph.unreadable_total} not readable)"
     )
     if graph.unreadable_total:
-        print(f"olsdk graph: {graph.unreadable_total} events not readable: see `olsdk inspect`", file=sys.stderr)
+        what = plural(graph.unreadable_total, "event")
+        print(f"olsdk graph: {what} not readable: see olsdk inspect", file=sys.stderr)
     return 0
 
 
 def run_inspect(args: argparse.Namespace) -> int:
-    graph = _read("inspect", args.sources)
+    progress = Progress(0)
+    graph = _read("inspect", args.sources, progress)
+    progress.close()
     if graph is None:
         return 2
     if args.format == "json":

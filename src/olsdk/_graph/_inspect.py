@@ -7,7 +7,12 @@ from typing import Any
 
 from olsdk._graph._model import LineageGraph
 
-__all__ = ["dataset_label", "inspect_data", "inspect_text", "job_label"]
+__all__ = ["dataset_label", "inspect_data", "inspect_text", "job_label", "plural"]
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 event``, ``2 events``, ``1,024 datasets``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def job_label(namespace: str, name: str) -> str:
@@ -54,35 +59,35 @@ def inspect_text(graph: LineageGraph, sources: list[str], limit: int = 50) -> st
     """Jobs, datasets, runs by state, failed runs, edges, producers, facet keys, problems."""
     total = sum(graph.events.values())
     source_text = sources[0] if len(sources) == 1 else f"{len(sources)} sources"
-    lines = [f"{total} events read from {source_text}, {graph.unreadable_total} not readable"]
+    lines = [f"{plural(total, 'event')} read from {source_text}, {graph.unreadable_total:,} not readable"]
     lines.append(f"  events:    {_counts(graph.events) or 'none'}")
-    lines.append(f"  jobs:      {len(graph.jobs)}")
-    lines.append(f"  datasets:  {len(graph.datasets)}")
+    lines.append(f"  jobs:      {len(graph.jobs):,}")
+    lines.append(f"  datasets:  {len(graph.datasets):,}")
     runs = sum(graph.runs_by_state.values())
-    lines.append(f"  runs:      {runs}" + (f" ({_counts(graph.runs_by_state)})" if runs else ""))
-    lines.append(f"  edges:     {len(graph.edges)} (dataset -> job -> dataset)")
+    lines.append(f"  runs:      {runs:,}" + (f" ({_counts(graph.runs_by_state)})" if runs else ""))
+    lines.append(f"  edges:     {len(graph.edges):,} (dataset -> job -> dataset)")
 
+    # Tables put their fixed-width columns first and the name last, so that a long name
+    # never pushes the columns of its row out of line.
     if graph.jobs:
-        lines += ["", "Jobs (latest run state, runs):"]
-        width = min(60, max(len(job_label(j.namespace, j.name)) for j in graph.jobs))
+        lines += ["", "Jobs:", f"  {'latest run':<10}  {'runs':>6}  job"]
         rows = [
-            f"  {job_label(j.namespace, j.name):<{width}}  {j.state or 'no runs':<9} {j.runs_total:>5}"
-            for j in graph.jobs
+            f"  {j.state or 'no runs':<10}  {j.runs_total:>6,}  {job_label(j.namespace, j.name)}" for j in graph.jobs
         ]
         lines += _limited(rows, limit)
     if graph.datasets:
         lines += ["", "Datasets (fields, column lineage inputs):"]
         rows = []
         for d in graph.datasets:
-            extra = f"  {len(d.fields)} field{'' if len(d.fields) == 1 else 's'}" if d.fields else ""
-            extra += f", {len(d.columns)} column inputs" if d.columns else ""
+            extra = f"  {plural(len(d.fields), 'field')}" if d.fields else ""
+            extra += f", {plural(len(d.columns), 'column input')}" if d.columns else ""
             rows.append(f"  {dataset_label(d.namespace, d.name)}{extra}")
         lines += _limited(rows, limit)
     if graph.failed_runs:
         lines += ["", "Failed runs (latest first):"]
         rows = []
         for ns, name, run in graph.failed_runs:
-            rows.append(f"  {job_label(ns, name)}  run {run.run_id}  {_when(run.last)}")
+            rows.append(f"  {_when(run.last):<23}  run {run.run_id:<36}  {job_label(ns, name)}")
             for message_line in (run.error or "(no error message)").splitlines()[:5]:
                 rows.append(f"      {message_line}")
         lines += _limited(rows, limit * 3)
@@ -98,12 +103,12 @@ def inspect_text(graph: LineageGraph, sources: list[str], limit: int = 50) -> st
         if counts:
             lines += ["", f"{title}:"]
             ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            lines += _limited([f"  {count:>7}  {key}" for key, count in ordered], limit)
+            lines += _limited([f"  {count:>9,}  {key}" for key, count in ordered], limit)
     if graph.unreadable:
         lines += ["", "Not readable:"]
-        lines += [f"  {count:>7}  {reason}" for reason, count in sorted(graph.unreadable.items())]
-        lines += [f"           {location}: {reason}" for location, reason in graph.unreadable_samples]
+        lines += [f"  {count:>9,}  {reason}" for reason, count in sorted(graph.unreadable.items())]
+        lines += [f"             {location}: {reason}" for location, reason in graph.unreadable_samples]
     if graph.notes:
         lines += ["", "Left out of readable events:"]
-        lines += [f"  {count:>7}  {reason}" for reason, count in sorted(graph.notes.items())]
+        lines += [f"  {count:>9,}  {reason}" for reason, count in sorted(graph.notes.items())]
     return "\n".join(lines) + "\n"

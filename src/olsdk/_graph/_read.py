@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -24,7 +24,15 @@ from typing import IO, Any
 from olsdk._exceptions import ConfigError
 from olsdk._lenient import identity_problem as _usable_identity
 
-__all__ = ["EVENT_FILE_SUFFIXES", "ReadItem", "event_files", "identity_problem", "read_events", "read_lines"]
+__all__ = [
+    "EVENT_FILE_SUFFIXES",
+    "ReadItem",
+    "event_files",
+    "identity_problem",
+    "read_events",
+    "read_lines",
+    "source_paths",
+]
 
 EVENT_FILE_SUFFIXES = (".json", ".ndjson", ".jsonl")
 STDIN = "-"
@@ -115,11 +123,10 @@ def event_files(path: Path) -> list[Path]:
     return [path]
 
 
-def read_events(sources: Sequence[str], stdin: IO[bytes] | None = None) -> Iterator[ReadItem]:
-    """Every event of `sources` (paths, folders, ``-`` for `stdin`), in order.
+def source_paths(sources: Sequence[str]) -> list[str | Path]:
+    """The files `sources` name (folders expanded), ``-`` kept for standard input.
 
-    Raises `ConfigError` naming the source when a path does not exist; everything
-    inside the sources that is not a usable event is yielded with its problem.
+    Raises `ConfigError` naming the source when a path does not exist.
     """
     paths: list[str | Path] = []
     for source in sources:
@@ -130,10 +137,34 @@ def read_events(sources: Sequence[str], stdin: IO[bytes] | None = None) -> Itera
         if not path.exists():
             raise ConfigError(f"{source}: no such file or folder")
         paths.extend(event_files(path))
-    for entry in paths:
+    return paths
+
+
+def read_events(
+    sources: Sequence[str], stdin: IO[bytes] | None = None, on_bytes: Callable[[int], None] | None = None
+) -> Iterator[ReadItem]:
+    """Every event of `sources` (paths, folders, ``-`` for `stdin`), in order.
+
+    Raises `ConfigError` naming the source when a path does not exist; everything
+    inside the sources that is not a usable event is yielded with its problem.
+    `on_bytes`, when given, is told the size of every line read (for a progress bar).
+    """
+    for entry in source_paths(sources):
         if isinstance(entry, str):  # STDIN
             stream = stdin if stdin is not None else sys.stdin.buffer
-            yield from read_lines("<stdin>", stream)
+            yield from read_lines("<stdin>", _told(stream, on_bytes))
             continue
         with open(entry, "rb") as handle:
-            yield from read_lines(str(entry), handle)
+            yield from read_lines(str(entry), _told(handle, on_bytes))
+
+
+def _told(lines: Iterable[bytes], on_bytes: Callable[[int], None] | None) -> Iterable[bytes]:
+    if on_bytes is None:
+        return lines
+    return _telling(lines, on_bytes)
+
+
+def _telling(lines: Iterable[bytes], on_bytes: Callable[[int], None]) -> Iterator[bytes]:
+    for line in lines:
+        on_bytes(len(line))
+        yield line

@@ -35,12 +35,12 @@ from typing import Any, Literal
 
 from olsdk._config import ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
 from olsdk._config._secrets import scrub, secret_values
-from olsdk._events import Event
 from olsdk._exceptions import DeliveryError, Problem, ValidationError
+from olsdk._runtime import _DEFAULT_PRODUCER as BUILTIN_PRODUCER  # what a model gets before any is configured
 from olsdk.client._config import load_config
 from olsdk.client._enrich import Enricher
 from olsdk.client._filters import JobNameFilter
-from olsdk.client._input import Refused, serialise
+from olsdk.client._input import EventInput, Refused, serialise
 from olsdk.client._run import DatasetLike, RunContext
 from olsdk.client._spool import Spool, default_spool_path
 from olsdk.models import ParentRunFacet
@@ -144,6 +144,8 @@ class OpenLineageClient:
         self._secrets: list[str] = []
         self._pid = os.getpid()
         self.max_event_bytes = _MAX_EVENT_BYTES
+        self._builtin_producer = json.dumps(BUILTIN_PRODUCER).encode()
+        self._producer_swap: tuple[tuple[bytes, bytes], ...] | None = None
         if self.disabled:  # OPENLINEAGE_DISABLED=true: do nothing, read nothing
             self.transport: Transport = NoopTransport()
             return
@@ -181,6 +183,12 @@ class OpenLineageClient:
         if settings.spool.enabled:
             self.spool = Spool(settings.spool.path or default_spool_path(dict(env)))
         self._filters = [JobNameFilter(f) for f in settings.filters]
+        if self.producer != BUILTIN_PRODUCER:
+            mine = json.dumps(self.producer).encode()
+            self._producer_swap = tuple(
+                (b'"%s":%s' % (key, self._builtin_producer), b'"%s":%s' % (key, mine))
+                for key in (b"producer", b"_producer")
+            )
         enricher = Enricher(settings, self.producer, env)
         self._enricher = enricher if enricher.active else None
 
@@ -192,9 +200,12 @@ class OpenLineageClient:
 
     # -- emitting -----------------------------------------------------------------
 
-    def emit(self, event: Event | Mapping[str, Any] | str | bytes | bytearray | Any) -> None:
+    def emit(self, event: EventInput) -> None:
         """Send one event: a model (``RunEvent``, ``DatasetEvent``, ``JobEvent``), event
-        JSON as a dict, str or bytes, or an event object of the official client."""
+        JSON as a dict, str or bytes, or an event object of the official client.
+
+        Anything else (a ``Run``, a list, ...) is a type error for mypy and pyright; at run
+        time it is refused (kept in the spool as text, never sent) with a reason."""
         if self.disabled:
             return
         try:
@@ -219,6 +230,7 @@ class OpenLineageClient:
         """The payload to send, None when a filter drops the event; Refused when it is no event."""
         raw, data = serialise(event, self.max_event_bytes)
         if data is None:  # a model: typed and valid already
+            raw = self._own_producer(raw)
             meta = describe_event(event, b"")
             if JobNameFilter.any_drops(self._filters, meta):
                 return None
@@ -230,6 +242,16 @@ class OpenLineageClient:
             return self._enriched(json.loads(raw))  # a copy: the caller's mapping is not changed
         payload = describe_event(data, raw)
         return None if JobNameFilter.any_drops(self._filters, payload) else payload
+
+    def _own_producer(self, raw: bytes) -> bytes:
+        """A model built before any producer was configured (before this client existed)
+        carries olsdk's built-in default as its ``producer`` and its facets' ``_producer``:
+        this client's producer takes its place. A producer given explicitly is kept."""
+        if self._producer_swap is None or self._builtin_producer not in raw:
+            return raw
+        for old, new in self._producer_swap:
+            raw = raw.replace(old, new)
+        return raw
 
     def _enriched(self, data: Any) -> Payload | None:
         """The payload of ``data`` (event JSON as Python data) after the filters and enrichment."""

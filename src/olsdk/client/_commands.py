@@ -31,7 +31,8 @@ def register(subparsers: Any) -> None:
 def _value_text(value: Any) -> str:
     if value is None:
         return "null"
-    return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("\n...").strip()
+    text = yaml.safe_dump(value, default_flow_style=True, width=1000, sort_keys=False)
+    return text.strip().removesuffix("\n...").strip()
 
 
 def _config_show(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from olsdk._config import LoadedConfig, display_name, masked
+from olsdk._config import LoadedConfig, display_name, masked, norm
 from olsdk.client._spool import default_spool_path
 from olsdk.transports._factory import TransportSpec, parse_transport
 
@@ -21,7 +21,31 @@ _NESTED = {"transports", "transport"}
 
 
 def _origin(loaded: LoadedConfig, path: tuple[str, ...]) -> str:
-    return loaded.origin(*path) or "default"
+    """Where the value at ``path`` came from: its own source or a parent's (a JSON section
+    in one variable), else the sources of the keys set inside it (``tags.job.team`` in the
+    file makes ``tags.job`` the file's), else ``default``."""
+    found = loaded.origin(*path)
+    if found is not None:
+        return found
+    key = tuple(norm(p) for p in path)
+    inside = sorted({origin for where, origin in loaded.origins.items() if where[: len(key)] == key})
+    return "; ".join(inside) if inside else "default"
+
+
+def _plain(value: Any) -> Any:
+    """Settings objects inside a value (the ``filters`` list) as the mappings a yml holds:
+    display names, unset (None) fields left out."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            display_name(field): _plain(getattr(value, field.name))
+            for field in dataclasses.fields(value)
+            if getattr(value, field.name) is not None
+        }
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
 
 
 def _walk(obj: Any, path: tuple[str, ...], loaded: LoadedConfig, skip: set[str] = frozenset()) -> list[Entry]:  # type: ignore[assignment]
@@ -37,7 +61,12 @@ def _walk(obj: Any, path: tuple[str, ...], loaded: LoadedConfig, skip: set[str] 
             continue
         if isinstance(value, property):
             continue
-        out.append((here, value, _origin(loaded, here)))
+        if isinstance(value, dict) and value:  # free keys (tags.job, custom_headers): one line each
+            out.extend(
+                ((*here, str(key)), _plain(item), _origin(loaded, (*here, str(key)))) for key, item in value.items()
+            )
+            continue
+        out.append((here, _plain(value), _origin(loaded, here)))
     return out
 
 
@@ -78,6 +107,8 @@ def effective(loaded: LoadedConfig, environ: Mapping[str, str] | None = None) ->
 
 
 def _mask(path: tuple[str, ...], value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | float):
+        return value  # a number or a switch is no secret, whatever its key is called (tokenRefreshBuffer)
     if isinstance(value, tuple | list):
         value = list(value)
     shown = masked({path[-1]: value})

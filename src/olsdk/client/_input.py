@@ -18,14 +18,34 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 from pydantic import BaseModel
 
+from olsdk._events import Event
 from olsdk._exceptions import Problem, ValidationError
 from olsdk._runtime import dump_json
 
-__all__ = ["Refused", "serialise"]
+__all__ = ["EventInput", "OfficialClientEvent", "Refused", "serialise"]
+
+
+class OfficialClientEvent(Protocol):
+    """What type checkers accept as an event object of the official ``openlineage-python``
+    client (``openlineage.client.event_v2.RunEvent``, ``DatasetEvent``, ``JobEvent``, and
+    the older ``openlineage.client.run`` classes): their common attributes. At run time
+    only that client's own classes are taken (through its ``Serde.to_json``)."""
+
+    @property
+    def eventTime(self) -> str: ...
+    @property
+    def producer(self) -> str: ...
+    @property
+    def schemaURL(self) -> str: ...
+
+
+EventInput: TypeAlias = Event | OfficialClientEvent | Mapping[str, Any] | str | bytes | bytearray
+"""What ``OpenLineageClient.emit`` takes: an olsdk event model, an official-client event,
+or event JSON (a mapping, or text as ``str``/``bytes``)."""
 
 _KEEP_CHARS = 1_000_000  # of an unserialisable object's repr, kept in the spool
 

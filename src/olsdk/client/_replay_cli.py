@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from olsdk._config import LoadedConfig, scrub
-from olsdk._exceptions import ConfigError, DeliveryError
+from olsdk._exceptions import ConfigError, DeliveryError, Problem
+from olsdk._validate import validate_event
 from olsdk.client._config import load_config
 from olsdk.client._input import Refused, serialise
 from olsdk.client._spool import ReplayInProgress, ReplayProgress, Spool, default_spool_path, replay
@@ -38,11 +39,34 @@ __all__ = ["register"]
 DEFAULT_MAX_FAILURES = 3
 
 
+REPLAY_DESCRIPTION = """\
+Resend the events a client could not deliver (its spool) through the configured
+transport (openlineage.yml, OPENLINEAGE_* variables). Delivered events leave the
+spool; the others stay, in order. Progress goes to stderr on a terminal; a summary
+is always printed. The replay stops after --max-failures failures in a row (the
+backend is down) and keeps the rest for later.
+
+exit status: 0 all delivered, 1 some kept, 2 no spool file or a configuration
+problem, 3 another replay of the spool is running (see --wait)."""
+
+SEND_DESCRIPTION = """\
+Send event files through the configured transport (openlineage.yml, OPENLINEAGE_*
+variables): NDJSON (one event a line), one JSON event, or a JSON array of events;
+'-' reads standard input. Each event is checked against the spec first: an event
+that breaks it is not sent, and its problems are listed (--force sends it anyway).
+Lines that are not events are named (file:line) and never sent. Events that fail
+to deliver, and those not tried after a stop, go to the configured spool, so
+'olsdk replay' can finish the job.
+
+exit status: 0 everything delivered, 1 something refused, invalid or spooled,
+2 a missing file or a configuration problem."""
+
+
 def register(subparsers: Any) -> None:
     rep = subparsers.add_parser(
         "replay",
         help="resend spooled events; delivered ones are removed from the spool",
-        description=__doc__,
+        description=REPLAY_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     rep.add_argument("spool", nargs="?", help="spool file (default: the configured spool)")
@@ -54,10 +78,11 @@ def register(subparsers: Any) -> None:
     send = subparsers.add_parser(
         "send",
         help="send event files (NDJSON, a JSON event or a JSON array of events) through the configured transport",
-        description=__doc__,
+        description=SEND_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     send.add_argument("files", nargs="+", metavar="FILE", help="event files; '-' reads standard input")
+    send.add_argument("--force", action="store_true", help="send events that break the spec too (with a warning)")
     _common(send)
     send.set_defaults(handler=_send)
 
@@ -244,7 +269,7 @@ def _send(args: argparse.Namespace) -> int:
         return 2
     sender = transport.synchronous()
     meter = _Meter("send", sys.stderr, args.quiet)
-    delivered = spooled = refused = in_a_row = done = 0
+    delivered = spooled = refused = invalid = in_a_row = done = 0
     stopped: str | None = None
     reasons: set[str] = set()
     try:
@@ -258,6 +283,13 @@ def _send(args: argparse.Namespace) -> int:
                     if refused <= 10:
                         print(f"olsdk: {name}:{number}: not sent: {exc.reason}", file=sys.stderr)
                     continue
+                problems = validate_event(body)
+                if problems:
+                    invalid += 1
+                    if invalid <= SHOWN_INVALID:
+                        _say_invalid(f"{name}:{number}", problems, args.force)
+                    if not args.force:
+                        continue
                 payload = describe_event(data, body) if data is not None else Payload(body=body)
                 if stopped is not None:
                     spool.append(payload, DeliveryError(f"not tried: {stopped}", target=sender.label))
@@ -281,10 +313,17 @@ def _send(args: argparse.Namespace) -> int:
         transport.close()
         meter.end()
     waiting = spool.flush()
+    if invalid > SHOWN_INVALID:
+        print(
+            f"olsdk: ... and {invalid - SHOWN_INVALID} more invalid events (`olsdk validate` lists all)",
+            file=sys.stderr,
+        )
     print(
         f"delivered {delivered}, spooled {spooled}"
         + (f" to {spool.path}" if spooled else "")
         + (f", refused {refused} (not events)" if refused else "")
+        + (f", {_plural(invalid, 'invalid event')} " if invalid else "")
+        + (("(sent: --force)" if args.force else "(not sent: --force sends them)") if invalid else "")
         + f" ({meter.rate(delivered + spooled)})"
     )
     for reason in sorted(reasons)[:5]:
@@ -295,4 +334,21 @@ def _send(args: argparse.Namespace) -> int:
         )
     if waiting:
         print(f"olsdk: {waiting} events could not be written to the spool {spool.path}", file=sys.stderr)
-    return 0 if not (spooled or refused or waiting) else 1
+    return 0 if not (spooled or refused or waiting or (invalid and not args.force)) else 1
+
+
+SHOWN_INVALID = 10  # invalid events whose problems are printed; the count covers all
+SHOWN_PROBLEMS = 5  # problems printed per invalid event
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _say_invalid(location: str, problems: list[Problem], forced: bool) -> None:
+    verdict = "sent anyway (--force)" if forced else "not sent (--force sends it)"
+    lines = [f"olsdk: {location}: breaks the OpenLineage spec, {verdict}: {_plural(len(problems), 'problem')}"]
+    lines += [f"  {problem}" for problem in problems[:SHOWN_PROBLEMS]]
+    if len(problems) > SHOWN_PROBLEMS:
+        lines.append(f"  ... and {len(problems) - SHOWN_PROBLEMS} more")
+    print("\n".join(lines), file=sys.stderr)

@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
             "every custom facet class it defines to DIR/facets/<ClassName>.json, plus "
             "DIR/registry.json; facets of several prefixes go to DIR/<prefix>/ each, unless "
             "--name names one producer for all. The current directory is importable, as "
-            "with `python -m`."
+            "with python -m."
         ),
     )
     export.add_argument("modules", nargs="+", metavar="MODULE", help="dotted module name, or a .py file")
