@@ -20,9 +20,11 @@ __all__ = [
     "PRODUCER",
     "column_lineage",
     "dataset",
+    "demo_events",
     "large_log",
     "pipeline_events",
     "run_event",
+    "warehouse_events",
     "write_ndjson",
 ]
 
@@ -227,6 +229,70 @@ def pipeline_events() -> list[dict[str, Any]]:
         }
     )
     return events
+
+
+ENTITIES = ("orders", "customers", "products", "payments", "shipments", "returns", "inventory", "suppliers")
+MARTS = {
+    "revenue_by_country": ("orders", "customers"),
+    "customer_lifetime_value": ("orders", "customers", "returns"),
+    "product_margins": ("products", "orders", "suppliers"),
+    "payment_failures": ("payments", "orders"),
+    "delivery_times": ("shipments", "orders"),
+    "return_rates": ("returns", "products"),
+    "stock_levels": ("inventory", "products"),
+    "supplier_scorecard": ("suppliers", "shipments", "inventory"),
+}
+
+
+def warehouse_events() -> list[dict[str, Any]]:
+    """A warehouse of 24 jobs and 32 datasets: 8 raw files, ingested, joined into 8 marts, exported."""
+    s3, wh, out = "s3://lake", "postgres://warehouse:5432", "s3://exports"
+    events: list[dict[str, Any]] = []
+    run = 700
+
+    def runs(job: tuple[str, str], inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], state: str) -> None:
+        nonlocal run
+        run += 1
+        events.append(run_event("START", job, _run_id(run), at(run), inputs, outputs))
+        events.append(
+            run_event(
+                state, job, _run_id(run), at(run + 0.5), inputs, outputs, error="boom" if state == "FAIL" else None
+            )
+        )
+
+    for entity in ENTITIES:
+        runs(
+            ("etl", f"ingest.{entity}"),
+            [dataset(s3, f"raw/{entity}.json")],
+            [dataset(wh, f"analytics.staging.{entity}")],
+            "COMPLETE",
+        )
+    for k, (mart, sources) in enumerate(MARTS.items()):
+        inputs = [dataset(wh, f"analytics.staging.{source}") for source in sources]
+        runs(
+            ("etl", f"marts.{mart}"), inputs, [dataset(wh, f"analytics.marts.{mart}")], "FAIL" if k == 3 else "COMPLETE"
+        )
+        runs(
+            ("bi", f"export.{mart}"),
+            [dataset(wh, f"analytics.marts.{mart}")],
+            [dataset(out, f"{mart}.csv")],
+            "COMPLETE",
+        )
+    return events
+
+
+DEMO = Path(__file__).resolve().parent / "cases" / "demo.ndjson"
+
+
+def demo_events() -> list[dict[str, Any]]:
+    """What `python -m examples.spark_demo --output /tmp/olsdk-demo` wrote (PySpark 4, local[2]).
+
+    The application run `olsdk_demo` and its three jobs, each with a parent facet naming
+    the application run; one failed on purpose. Recorded once, so that the graph tests
+    need no Spark; tests/spark runs the demo pipeline itself.
+    """
+    with open(DEMO, encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
 
 
 def write_ndjson(path: Path, events: Iterable[Any], extra_lines: Iterable[str] = ()) -> Path:

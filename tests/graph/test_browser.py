@@ -112,13 +112,17 @@ def test_search_finds_and_selects(chromium: Chromium, pipeline_log: Path, tmp_pa
         "(() => { const s = document.getElementById('search'); s.focus(); s.value = 'REVENUE';"
         " s.dispatchEvent(new Event('input')); })()"
     )
-    results = chromium.evaluate("[...document.querySelectorAll('#results li .name')].map(e => e.textContent)")
-    assert set(results) == {
+    results = chromium.evaluate(
+        "[...document.querySelectorAll('#results li')].map(e => [e.querySelector('.kind').textContent,"
+        " e.querySelector('.name').textContent])"
+    )
+    assert {name for kind, name in results if kind != "field"} == {
         "marts.revenue_by_country",
         "analytics.marts.revenue_by_country",
         "export.revenue_csv",
         "exports/revenue.csv",
     }
+    assert [name for kind, name in results if kind == "field"] == ["revenue"]  # fields are searched too
     chromium.evaluate("document.getElementById('search').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))")
     assert "Dataset" in panel_text(chromium) or "Job" in panel_text(chromium)
     check_clean(chromium, page)

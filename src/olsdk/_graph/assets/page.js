@@ -92,6 +92,8 @@
       }
     });
     keyIndex = new Map(NODES.map((n, i) => [nodeKey(n), i]));
+    const degree = NODES.map((_, i) => inEdges[i].length + outEdges[i].length);
+    ORDER = NODES.map((_, i) => i).sort((a, b) => degree[b] - degree[a] || NODES[a].n.length - NODES[b].n.length || a - b);
     haystack = NODES.map((n) => `${n.n}\u0000${n.ns}`.toLowerCase());
     minimapScale();
     minimapImage = null;
@@ -241,8 +243,10 @@
     strokeEdges(upList, UP, Math.max(2.2, 1.6 * hair), arrows);
     strokeEdges(downList, DOWN, Math.max(2.2, 1.6 * hair), arrows);
 
-    // nodes
+    // nodes; zoomed out, plain boxes, one path per colour and fade (a fill per box cost most of a frame)
     const labels = [];
+    const boxes = new Map();
+    const rings = []; // drawn over the boxes
     for (let i = 0; i < NODES.length; i++) {
       const n = NODES[i];
       const x = n.x - NW / 2, y = n.y - NH / 2;
@@ -252,8 +256,9 @@
       const job = isJob(n);
       const stateColor = COLOR[stateOf(n)];
       if (!detailed) {
-        ctx.fillStyle = job ? stateColor : DATASET_DOT;
-        ctx.fillRect(x, y, NW, NH);
+        const bucket = `${job ? stateColor : DATASET_DOT}${related ? "" : " faded"}`;
+        if (!boxes.has(bucket)) boxes.set(bucket, []);
+        boxes.get(bucket).push(x, y);
       } else {
         roundRect(x, y, NW, NH, 7);
         ctx.fillStyle = job ? "#ffffff" : DATASET_FILL;
@@ -303,23 +308,162 @@
       else if (fieldNodes && fieldNodes.has(i)) ring = [FIELD, 2.6];
       else if (matches && matches.has(i)) ring = [MATCH, 2.6];
       else if (i === hovered) ring = ["#4c6ef5", 1.8];
-      if (ring) {
-        roundRect(x - 3, y - 3, NW + 6, NH + 6, 9);
-        ctx.lineWidth = Math.max(ring[1], ring[1] / s);
-        ctx.strokeStyle = ring[0];
-        ctx.stroke();
-      }
+      if (ring) rings.push([x, y, ring, related]);
+    }
+    for (const [bucket, corners] of boxes) {
+      ctx.globalAlpha = bucket.endsWith(" faded") ? 0.22 : 1;
+      ctx.fillStyle = bucket.split(" ")[0];
+      ctx.beginPath();
+      for (let k = 0; k < corners.length; k += 2) ctx.rect(corners[k], corners[k + 1], NW, NH);
+      ctx.fill();
+    }
+    for (const [x, y, ring, related] of rings) {
+      ctx.globalAlpha = related ? 1 : 0.22;
+      roundRect(x - 3, y - 3, NW + 6, NH + 6, 9);
+      ctx.lineWidth = Math.max(ring[1], ring[1] / s);
+      ctx.strokeStyle = ring[0];
+      ctx.stroke();
     }
     ctx.globalAlpha = 1;
+    const labelStart = performance.now();
+    if (!detailed) placeLabels(labels);
+    graphApi.labelMs = performance.now() - labelStart; // the bench reports it
     drawMinimap();
     graphApi.frames += 1;
     graphApi.labelsDrawn = labels;
     graphApi.view = { s: view.s, x: view.x, y: view.y, detailed };
+    graphApi.labelPx = detailed ? Math.min(12.5 * view.s, 12.5) : LABEL_PX; // the size names are drawn at, on screen
     if (!graphApi.ready) {
       graphApi.ready = true;
       graphApi.renderedAt = performance.now();
       document.documentElement.setAttribute("data-rendered", "true");
+      setTimeout(() => { buildOutline(); graphApi.outlineAt = performance.now(); }, 0); // after the first frame is shown
     }
+  }
+
+  // ---- names at small zoom -----------------------------------------------------------------
+  // Below the zoom where names fit in the boxes (as at "Fit" on a few dozen nodes), names are
+  // drawn at a fixed, readable size on a pill edged in the node's colour: the selection, the
+  // hovered node and search matches first, then the most connected nodes, each where it
+  // covers no other name and no box big enough to see; a name too long for its place keeps
+  // its end ("\u2026revenue_by_country"), and one with no place is left to the tooltip.
+  const LABEL_PX = 11, LABEL_FONT = `600 ${LABEL_PX}px ${FONT}`, LABEL_H = 17, LABEL_PAD = 6, LABEL_MAX = 230;
+  const LABEL_WIDTHS = [LABEL_MAX, 170, 130, 100, 76, 56];
+  const CELL = 64;
+  let ORDER = []; // node indexes, most connected first
+
+  function placeLabels(labels) {
+    const s = view.s;
+    const cut = (graphApi.labelsCut = []);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const grid = new Map();
+    const rects = [];
+    const cells = (r, visit) => {
+      const cx1 = Math.floor(r[2] / CELL), cy1 = Math.floor(r[3] / CELL);
+      for (let cx = Math.floor(r[0] / CELL); cx <= cx1; cx++) {
+        for (let cy = Math.floor(r[1] / CELL); cy <= cy1; cy++) if (visit(cx * 65536 + cy)) return true;
+      }
+      return false;
+    };
+    const add = (r) => {
+      rects.push(r);
+      const index = rects.length - 1;
+      cells(r, (key) => { const list = grid.get(key); if (list) list.push(index); else grid.set(key, [index]); return false; });
+    };
+    const overlaps = (r) => cells(r, (key) => (grid.get(key) || []).some((k) => {
+      const o = rects[k];
+      return o[4] !== r[4] && o[0] < r[2] && r[0] < o[2] && o[1] < r[3] && r[1] < o[3];
+    }));
+    const inView = (n) => {
+      const sx = view.x + n.x * s, sy = view.y + n.y * s;
+      return sx >= 0 && sx <= cssW && sy >= 0 && sy <= cssH;
+    };
+    if (s * NH >= 5) { // boxes one can see stay visible: names go around them
+      NODES.forEach((n, i) => {
+        if (!inView(n)) return;
+        const sx = view.x + n.x * s, sy = view.y + n.y * s;
+        add([sx - (NW * s) / 2 - 2, sy - (NH * s) / 2 - 1, sx + (NW * s) / 2 + 2, sy + (NH * s) / 2 + 1, i]);
+      });
+    }
+    for (const id of ["legend", "tools", "minimap"]) { // the overlays: names stay clear of them
+      const box = $(id);
+      if (box.hidden) continue;
+      const b = box.getBoundingClientRect(), c = canvas.getBoundingClientRect();
+      add([b.left - c.left, b.top - c.top, b.right - c.left, b.bottom - c.top, -1]);
+    }
+    const first = [];
+    if (selected >= 0) first.push(selected);
+    if (hovered >= 0) first.push(hovered);
+    if (matches) first.push(...[...matches].slice(0, 200));
+    ctx.font = LABEL_FONT;
+    ctx.textBaseline = "middle";
+    ctx.textAlign = "center";
+    // where a name may go: on its node, else in rows above and below it (joined by a short line)
+    const rise = (NH * s) / 2 + LABEL_H / 2 + 3, row = LABEL_H + 3;
+    const rows = [0, -rise, rise];
+    if (NODES.length <= 1000) for (let k = 1; k <= 8; k++) rows.push(-rise - k * row, rise + k * row);
+    const dense = NODES.length > 1000; // fewer tries: a frame of 5,000 nodes stays fast
+    const rooms = dense ? [LABEL_MAX, 110] : LABEL_WIDTHS;
+    const seen = new Set();
+    let tried = 0;
+    const rectAt = (cx, cy, width, i) => [cx - width / 2 - LABEL_PAD, cy - LABEL_H / 2, cx + width / 2 + LABEL_PAD, cy + LABEL_H / 2, i];
+    const free = (r) => r[0] >= 0 && r[2] <= cssW && r[1] >= 0 && r[3] <= cssH && !overlaps(r);
+    for (const i of first.concat(ORDER)) {
+      if (seen.has(i) || labels.length >= 400 || tried >= (dense ? 800 : 3000)) continue;
+      seen.add(i);
+      const n = NODES[i];
+      if (!inView(n)) continue;
+      tried += 1;
+      const sx = view.x + n.x * s, sy = view.y + n.y * s;
+      // a generous guess of the width first; the exact one (measureText) only for a name that has a place
+      if (!dense && n._lw === undefined) { ctx.font = LABEL_FONT; n._lw = ctx.measureText(n.n).width; }
+      const guess = n._lw !== undefined ? n._lw : n.n.length * 7.2;
+      let placed = null;
+      for (const room of rooms) {
+        if (room !== rooms[0] && guess <= room) break; // a shorter room only cuts a name that did not fit
+        const width = Math.min(guess, room);
+        const shifts = rows.length > 3 ? [0, -width / 3, width / 3, (-2 * width) / 3, (2 * width) / 3] : [0];
+        for (const dy of room === LABEL_MAX ? rows : rows.slice(0, 3)) {
+          for (const dx of dy === 0 ? [0] : shifts) {
+            if (!free(rectAt(sx + dx, sy + dy, width, i))) continue;
+            if (n._lw === undefined) { ctx.font = LABEL_FONT; n._lw = ctx.measureText(n.n).width; }
+            const exact = Math.min(n._lw, room), r = rectAt(sx + dx, sy + dy, exact, i);
+            if (exact > width && !free(r)) continue;
+            placed = [r, dx, dy, exact < n._lw ? fitLabel(n.n, exact, LABEL_FONT, `_p${room}`, n) : n.n];
+            break;
+          }
+          if (placed) break;
+        }
+        if (placed) break;
+      }
+      if (!placed) continue;
+      const [r, dx, dy, text] = placed;
+      add(r);
+      const related = !lit || lit.up.has(i) || lit.down.has(i) || i === selected;
+      ctx.globalAlpha = related ? 1 : 0.35;
+      const edge = i === selected ? INK : isJob(n) ? COLOR[stateOf(n)] : DATASET_EDGE;
+      if (dy !== 0) { // a line from the name to its box
+        ctx.beginPath();
+        ctx.moveTo(sx + dx, dy < 0 ? r[3] : r[1]);
+        ctx.lineTo(sx, sy + (dy < 0 ? -1 : 1) * (NH * s) / 2);
+        ctx.lineWidth = 1;
+        ctx.strokeStyle = edge;
+        ctx.stroke();
+      }
+      roundRect(r[0], r[1], r[2] - r[0], r[3] - r[1], LABEL_H / 2);
+      ctx.fillStyle = "rgba(255,255,255,0.94)";
+      ctx.fill();
+      ctx.lineWidth = i === selected ? 2.4 : 1.6;
+      ctx.strokeStyle = edge;
+      ctx.stroke();
+      ctx.fillStyle = INK;
+      ctx.font = LABEL_FONT;
+      ctx.fillText(text, sx + dx, sy + dy + 0.5);
+      labels.push(n.n);
+      if (text !== n.n) cut.push(n.n);
+    }
+    ctx.globalAlpha = 1;
+    ctx.textAlign = "start";
   }
 
   // ---- minimap ---------------------------------------------------------------------
@@ -506,41 +650,318 @@
   function hideTooltip() { tooltip.hidden = true; }
 
   // ---- search --------------------------------------------------------------------------
+  // By name or namespace of a job or dataset, and by field name. The list under the box
+  // (an ARIA combobox: arrows move, Enter goes) holds the best 50 nodes and 50 fields; the
+  // outline keeps only what matches; the canvas rings it.
   const search = $("search");
   const results = $("results");
-  let resultIndexes = [];
+  let resultItems = []; // [node index, field name or null]
+  let activeResult = -1;
+
+  function rankByName(query, name) {
+    return (name.toLowerCase().startsWith(query) ? 0 : 1) * 1e6 + name.length;
+  }
+
   function runSearch() {
     const query = search.value.trim().toLowerCase();
-    resultIndexes = [];
+    resultItems = [];
     matches = null;
+    let fieldHits = null; // node index -> matching field names
     if (query) {
       matches = new Set();
       haystack.forEach((text, i) => { if (text.includes(query)) matches.add(i); });
-      // names that start with the query first, then shorter names
-      resultIndexes = [...matches].sort((a, b) => {
-        const pa = NODES[a].n.toLowerCase().startsWith(query) ? 0 : 1, pb = NODES[b].n.toLowerCase().startsWith(query) ? 0 : 1;
-        return pa - pb || NODES[a].n.length - NODES[b].n.length || a - b;
-      }).slice(0, 50);
+      const nodes = [...matches].sort((a, b) => rankByName(query, NODES[a].n) - rankByName(query, NODES[b].n) || a - b);
+      fieldHits = new Map();
+      const fields = [];
+      NODES.forEach((node, i) => {
+        if (isJob(node)) return;
+        for (const [name] of fieldsOf(node)) {
+          if (!name.toLowerCase().includes(query)) continue;
+          fields.push([i, name]);
+          if (!fieldHits.has(i)) fieldHits.set(i, []);
+          fieldHits.get(i).push(name);
+          matches.add(i);
+        }
+      });
+      fields.sort((a, b) => rankByName(query, a[1]) - rankByName(query, b[1]) || a[0] - b[0]);
+      resultItems = [...nodes.slice(0, 50).map((i) => [i, null]), ...fields.slice(0, 50)];
     }
-    fill(results,
-      ...resultIndexes.map((i, position) => el("li", {
-        role: "option", class: position === 0 ? "active" : null,
-        onmousedown: (e) => { e.preventDefault(); pick(i); },
-      }, el("span", { class: "kind" }, isJob(NODES[i]) ? "job" : "dataset"), el("span", { class: "name" }, NODES[i].n),
-        el("span", { class: "ns" }, NODES[i].ns))),
-    );
-    if (query && !resultIndexes.length) results.append(el("li", { class: "muted" }, "No job or dataset matches."));
-    results.hidden = !query;
+    activeResult = resultItems.length ? 0 : -1;
+    fill(results, resultItems.map(([i, field], position) => el("li", {
+      id: `result-${position}`, role: "option", "aria-selected": position === activeResult ? "true" : "false",
+      class: position === activeResult ? "active" : null,
+      onmousedown: (e) => { e.preventDefault(); pick(position); },
+    }, el("span", { class: "kind" }, field !== null ? "field" : isJob(NODES[i]) ? "job" : "dataset"),
+      el("span", { class: "name" }, field !== null ? field : NODES[i].n),
+      el("span", { class: "ns" }, field !== null ? NODES[i].n : NODES[i].ns))));
+    if (query && !resultItems.length) {
+      results.append(el("li", { role: "option", "aria-disabled": "true", class: "muted" }, "No job, dataset or field matches."));
+    }
+    showResults(Boolean(query));
+    filterOutline(query ? matches : null, fieldHits);
     request();
   }
-  function pick(index) {
-    results.hidden = true;
-    select(index, null, true);
+
+  function showResults(open) {
+    results.hidden = !open;
+    search.setAttribute("aria-expanded", String(open));
+    if (open && activeResult >= 0) search.setAttribute("aria-activedescendant", `result-${activeResult}`);
+    else search.removeAttribute("aria-activedescendant");
+  }
+
+  function moveActive(step) {
+    if (!resultItems.length) return;
+    const items = results.children;
+    items[activeResult].classList.remove("active");
+    items[activeResult].setAttribute("aria-selected", "false");
+    activeResult = (activeResult + step + resultItems.length) % resultItems.length;
+    items[activeResult].classList.add("active");
+    items[activeResult].setAttribute("aria-selected", "true");
+    items[activeResult].scrollIntoView({ block: "nearest" });
+    showResults(true);
+  }
+
+  // A node: its details, the focus on their heading. A field: its column lineage, the focus on it.
+  function pick(position) {
+    const [index, field] = resultItems[position];
+    showResults(false);
+    select(index, field, true);
+    focusPanel(field);
   }
   search.addEventListener("input", runSearch);
-  search.addEventListener("keydown", (e) => { if (e.key === "Enter" && resultIndexes.length) pick(resultIndexes[0]); });
-  search.addEventListener("blur", () => { results.hidden = true; });
-  search.addEventListener("focus", () => { if (search.value.trim()) results.hidden = false; });
+  search.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") { e.preventDefault(); moveActive(e.key === "ArrowDown" ? 1 : -1); }
+    else if (e.key === "Enter" && activeResult >= 0) { e.preventDefault(); pick(activeResult); }
+  });
+  search.addEventListener("blur", () => showResults(false));
+  search.addEventListener("focus", () => { if (search.value.trim()) showResults(true); });
+
+  // ---- the outline: every job and dataset as text, to read, find and reach by keyboard ----
+  // An ARIA tree: "Jobs" and "Datasets", their namespaces, then each node (its name, and a
+  // job's latest run state). One item is tabbable at a time (roving tabindex): arrows move,
+  // Right and Left open and close, Home and End, typing jumps to a name, Enter selects the
+  // node and moves the focus to its details (Esc there comes back). Built after the first
+  // frame (5,000 nodes take tens of milliseconds), rebuilt on each update.
+  const tree = $("tree");
+  let rows = []; // document order: {el, ul, label, parent, node (-1: a group), open, key, filtered}
+  let rowOfNode = [];
+  let currentRow = -1;
+  let selectedRow = -1;
+  let outlineBuilt = false;
+  const closedGroups = new Set(); // group keys, kept across updates
+  let typed = "", typedAt = 0;
+
+  const collate = new Intl.Collator("en", { numeric: true }).compare; // transform_9 before transform_10
+
+  function groupRow(label, count, level, parent, key) {
+    const li = document.createElement("li");
+    li.setAttribute("role", "treeitem");
+    li.setAttribute("aria-level", String(level));
+    li.className = `group level${level}`;
+    const id = `outline-g${rows.length}`;
+    const head = document.createElement("span");
+    head.className = "ohead";
+    head.id = id;
+    const name = document.createElement("span");
+    name.className = "oname";
+    name.textContent = label;
+    const number = document.createElement("span");
+    number.className = "ocount";
+    number.textContent = count.toLocaleString("en");
+    head.append(name, " ", number);
+    li.setAttribute("aria-labelledby", id);
+    const ul = document.createElement("ul");
+    ul.setAttribute("role", "group");
+    li.append(head, ul);
+    const open = !closedGroups.has(key);
+    li.setAttribute("aria-expanded", String(open));
+    ul.hidden = !open;
+    li.dataset.row = String(rows.length);
+    rows.push({ el: li, ul, label: label.toLowerCase(), parent, node: -1, open, key, filtered: false });
+    return rows[rows.length - 1];
+  }
+
+  function buildOutline() {
+    const hadFocus = tree.contains(document.activeElement);
+    const currentKey = currentRow >= 0 ? rows[currentRow].key : null;
+    rows = [];
+    rowOfNode = new Array(NODES.length).fill(-1);
+    currentRow = selectedRow = -1;
+    const top = document.createDocumentFragment();
+    for (const [kind, title] of [["j", "Jobs"], ["d", "Datasets"]]) {
+      const byNamespace = new Map();
+      NODES.forEach((node, i) => {
+        if (node.k !== kind) return;
+        if (!byNamespace.has(node.ns)) byNamespace.set(node.ns, []);
+        byNamespace.get(node.ns).push(i);
+      });
+      if (!byNamespace.size) continue;
+      const kindRow = rows.length;
+      const outer = groupRow(title, [...byNamespace.values()].reduce((a, l) => a + l.length, 0), 1, -1, kind);
+      top.append(outer.el);
+      for (const ns of [...byNamespace.keys()].sort(collate)) {
+        const nsRow = rows.length;
+        const group = groupRow(ns, byNamespace.get(ns).length, 2, kindRow, `${kind}\u0000${ns}`);
+        outer.ul.append(group.el);
+        const members = byNamespace.get(ns).sort((a, b) => collate(NODES[a].n, NODES[b].n));
+        for (const i of members) {
+          const node = NODES[i];
+          const li = document.createElement("li");
+          li.setAttribute("role", "treeitem");
+          li.setAttribute("aria-level", "3");
+          li.className = "leaf";
+          li.dataset.row = String(rows.length);
+          const name = document.createElement("span");
+          name.className = "oname";
+          name.textContent = node.n;
+          li.append(name);
+          if (kind === "j") {
+            const state = document.createElement("span");
+            state.className = `ostate ${stateOf(node)}`; // "Complete": a dot only, the word for screen readers
+            const word = document.createElement("span");
+            word.className = "oword";
+            word.textContent = LABEL[stateOf(node)];
+            state.append(word);
+            li.append(" ", state);
+          }
+          group.ul.append(li);
+          rowOfNode[i] = rows.length;
+          rows.push({ el: li, ul: null, label: node.n.toLowerCase(), parent: nsRow, node: i, open: false, key: nodeKey(node), filtered: false });
+        }
+      }
+    }
+    tree.replaceChildren(top);
+    outlineBuilt = true;
+    const again = currentKey === null ? -1 : rows.findIndex((r) => r.key === currentKey);
+    setCurrent(again >= 0 ? again : rows.length ? 0 : -1, hadFocus);
+    markSelected();
+    if (search.value.trim()) runSearch();
+    document.documentElement.setAttribute("data-outline", "ready");
+  }
+
+  function rowVisible(r) {
+    for (let row = rows[r], first = true; ; row = rows[row.parent], first = false) {
+      if (row.filtered || (!first && !row.open)) return false;
+      if (row.parent < 0) return true;
+    }
+  }
+
+  function step(from, direction) {
+    for (let r = from + direction; r >= 0 && r < rows.length; r += direction) if (rowVisible(r)) return r;
+    return from;
+  }
+
+  function setCurrent(r, focus) {
+    if (currentRow >= 0 && rows[currentRow]) rows[currentRow].el.removeAttribute("tabindex");
+    currentRow = r;
+    if (r < 0) return;
+    rows[r].el.tabIndex = 0;
+    if (focus) {
+      rows[r].el.focus({ preventScroll: true });
+      rows[r].el.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function setOpen(r, open) {
+    const row = rows[r];
+    row.open = open;
+    row.el.setAttribute("aria-expanded", String(open));
+    row.ul.hidden = !open;
+    if (open) closedGroups.delete(row.key); else closedGroups.add(row.key);
+  }
+
+  function markSelected() {
+    if (selectedRow >= 0 && rows[selectedRow]) rows[selectedRow].el.removeAttribute("aria-selected");
+    selectedRow = selected >= 0 && outlineBuilt ? rowOfNode[selected] : -1;
+    if (selectedRow < 0) return;
+    const row = rows[selectedRow];
+    row.el.setAttribute("aria-selected", "true");
+    for (let p = row.parent; p >= 0; p = rows[p].parent) if (!rows[p].open) setOpen(p, true);
+    if (!tree.contains(document.activeElement)) setCurrent(selectedRow, false);
+    if (!row.filtered && !$("outline").hidden) row.el.scrollIntoView({ block: "nearest" });
+  }
+
+  // Keep the rows of matching nodes (and their groups); a dataset that matched by a field says which.
+  function filterOutline(matched, fieldHits) {
+    if (!outlineBuilt) return;
+    let shown = 0;
+    const groupShown = new Array(rows.length).fill(false);
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r];
+      if (row.node < 0) continue;
+      const keep = matched === null || matched.has(row.node);
+      row.filtered = !keep;
+      row.el.hidden = !keep;
+      let hint = row.el.querySelector(".ofield");
+      const names = keep && fieldHits ? fieldHits.get(row.node) : null;
+      if (names) {
+        if (!hint) { hint = el("span", { class: "ofield" }); row.el.append(hint); }
+        hint.textContent = ` field ${names.slice(0, 3).join(", ")}${names.length > 3 ? ", \u2026" : ""}`;
+      } else if (hint) hint.remove();
+      if (keep) {
+        shown += 1;
+        for (let p = row.parent; p >= 0; p = rows[p].parent) groupShown[p] = true;
+      }
+    }
+    for (let r = 0; r < rows.length; r++) {
+      if (rows[r].node >= 0) continue;
+      rows[r].filtered = matched !== null && !groupShown[r];
+      rows[r].el.hidden = rows[r].filtered;
+    }
+    const total = NODES.length.toLocaleString("en");
+    $("outline-count").textContent = matched === null ? `${total} in all` : `${shown.toLocaleString("en")} of ${total} match`;
+    if (currentRow >= 0 && !rowVisible(currentRow)) {
+      const first = rows.findIndex((_, r) => rowVisible(r));
+      setCurrent(first >= 0 ? first : 0, false);
+    }
+  }
+
+  function typeAhead(char) {
+    const now = performance.now();
+    typed = now - typedAt < 800 ? typed + char.toLowerCase() : char.toLowerCase();
+    typedAt = now;
+    const from = typed.length > 1 ? currentRow : currentRow + 1;
+    for (let k = 0; k < rows.length; k++) {
+      const r = (from + k) % rows.length;
+      if (rows[r].label.startsWith(typed) && rowVisible(r)) { setCurrent(r, true); return; }
+    }
+  }
+
+  tree.addEventListener("keydown", (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || currentRow < 0) return;
+    const row = rows[currentRow];
+    const group = row.node < 0;
+    if (e.key === "ArrowDown") setCurrent(step(currentRow, 1), true);
+    else if (e.key === "ArrowUp") setCurrent(step(currentRow, -1), true);
+    else if (e.key === "Home") setCurrent(step(-1, 1), true);
+    else if (e.key === "End") setCurrent(step(rows.length, -1), true);
+    else if (e.key === "ArrowRight" && group) {
+      if (!row.open) setOpen(currentRow, true); else setCurrent(step(currentRow, 1), true);
+    } else if (e.key === "ArrowLeft") {
+      if (group && row.open) setOpen(currentRow, false);
+      else if (row.parent >= 0) setCurrent(row.parent, true);
+    } else if (e.key === "Enter" || e.key === " ") {
+      if (group) setOpen(currentRow, !row.open);
+      else { select(row.node, null, true); focusPanel(null); }
+    } else if (e.key.length === 1 && e.key !== "/" && e.key !== " ") typeAhead(e.key);
+    else return;
+    e.preventDefault();
+    e.stopPropagation();
+  });
+  tree.addEventListener("click", (e) => {
+    const li = e.target.closest("li[data-row]");
+    if (!li) return;
+    const r = Number(li.dataset.row);
+    setCurrent(r, true);
+    if (rows[r].node < 0) setOpen(r, !rows[r].open);
+    else select(rows[r].node, null, true);
+  });
+  $("outline-toggle").addEventListener("click", () => {
+    const outline = $("outline");
+    outline.hidden = !outline.hidden;
+    $("outline-toggle").setAttribute("aria-expanded", String(!outline.hidden));
+    resize();
+  });
 
   // ---- selection and the side panel ----------------------------------------------------------
   const panel = $("panel");
@@ -555,12 +976,32 @@
     else if (isJob(NODES[index])) showJob(index);
     else showDataset(index);
     if (center && index >= 0) centerOn(index);
+    markSelected();
     request();
+  }
+
+  // After a change made from the keyboard: the focus goes to the field's button when there
+  // is one, else to the details' heading (the element that had it was replaced).
+  function focusPanel(field) {
+    let target = null;
+    if (field !== null) target = [...panel.querySelectorAll("button.field")].find((b) => b.dataset.field === field) || null;
+    (target || panel.querySelector("h2")).focus();
+  }
+  panel.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || currentRow < 0 || $("outline").hidden) return;
+    e.preventDefault();
+    e.stopPropagation();
+    setCurrent(currentRow, true); // back where the user came from, the selection kept
+  });
+
+  function goTo(index, field) {
+    select(index, field, true);
+    focusPanel(field);
   }
 
   function nodeLink(index) {
     const n = NODES[index];
-    return el("button", { class: "link", type: "button", title: `${n.ns} \u00b7 ${n.n}`, onclick: () => select(index, null, true) }, n.n);
+    return el("button", { class: "link", type: "button", title: `${n.ns} \u00b7 ${n.n}`, onclick: () => goTo(index, null) }, n.n);
   }
 
   function badge(state) {
@@ -579,7 +1020,7 @@
   function header(node) {
     return [
       el("div", { class: "kind" }, isJob(node) ? "Job" : "Dataset"),
-      el("h2", null, node.n),
+      el("h2", { tabindex: "-1" }, node.n),
       el("dl", null, el("dt", null, "namespace"), el("dd", { class: "ns" }, node.ns)),
     ];
   }
@@ -645,7 +1086,7 @@
   function fieldRef(row) {
     // row: [field, upstream index, upstream namespace, upstream name, upstream field, transformation]
     const name = row[1] >= 0
-      ? el("button", { class: "link", type: "button", title: `${row[2]} \u00b7 ${row[3]}`, onclick: () => select(row[1], row[4], true) }, row[3])
+      ? el("button", { class: "link", type: "button", title: `${row[2]} \u00b7 ${row[3]}`, onclick: () => goTo(row[1], row[4]) }, row[3])
       : el("span", { title: row[2] }, row[3]);
     return [name, row[4] !== null ? el("b", null, ` .${row[4]}`) : null, row[5] ? el("span", { class: "tf" }, row[5]) : null];
   }
@@ -661,24 +1102,24 @@
     const inputsOf = new Map();
     for (const row of n.cl || []) if (row[0] !== null) inputsOf.set(row[0], (inputsOf.get(row[0]) || 0) + 1);
     const wholeDataset = (n.cl || []).filter((row) => row[0] === null);
-    const fieldRows = fields.map(([name, type]) => {
+    const fieldRows = fields.map(([name, type], position) => {
       const chosen = name === selectedField;
-      const row = el("div", {
-        class: chosen ? "field selected" : "field", role: "button", tabindex: "0",
-        onclick: () => select(index, chosen ? null : name, false),
-        onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(index, chosen ? null : name, false); } },
+      const row = el("button", {
+        type: "button", class: chosen ? "field selected" : "field", "aria-expanded": String(chosen),
+        "aria-controls": chosen ? `field-detail-${position}` : null, "data-field": name,
+        onclick: () => { select(index, chosen ? null : name, false); focusPanel(name); },
       }, el("span", { class: "fname" }, name),
         inputsOf.has(name) ? el("span", { class: "fup", title: "input fields" }, `\u2190 ${inputsOf.get(name)}`) : null,
         el("span", { class: "ftype" }, type));
       if (!chosen) return row;
       const tree = upstreamTree(index, name);
       const users = usedBy.get(`${index}\u0000${name}`) || [];
-      return [row, el("div", { style: null, class: "field-detail" },
+      return [row, el("div", { class: "field-detail", id: `field-detail-${position}`, role: "region", "aria-label": `column lineage of ${name}` },
         el("div", { class: "hint" },
           el("b", null, "Comes from"),
           tree.items.length ? treeList(tree.items) : el("div", { class: "muted" }, "no column lineage for this field"),
           users.length ? [el("b", null, "Used by"), el("ul", { class: "tree" }, users.map(([d, f]) => el("li", null,
-            el("button", { class: "link", type: "button", onclick: () => select(d, f, true) }, NODES[d].n), el("b", null, ` .${f}`))))] : null,
+            el("button", { class: "link", type: "button", onclick: () => goTo(d, f) }, NODES[d].n), el("b", null, ` .${f}`))))] : null,
         ))];
     });
     fill(panel,
@@ -711,7 +1152,7 @@
     const unreadable = sum(S.unreadable);
     fill(panel,
       el("div", { class: "kind" }, "Overview"),
-      el("h2", null, DATA.title),
+      el("h2", { tabindex: "-1" }, DATA.title),
       el("dl", null,
         el("dt", null, "events read"), el("dd", null, sum(S.events).toLocaleString("en"),
           Object.entries(S.events).map(([kind, count]) => el("span", { class: "muted" }, ` \u00b7 ${count} ${kind} event${count === 1 ? "" : "s"}`))),
@@ -751,8 +1192,8 @@
       chip(sum(S.runsByState), sum(S.runsByState) === 1 ? "run" : "runs"),
       (S.runsByState.FAIL || 0) ? el("span", { class: "chip" }, el("span", { class: "dot", color: COLOR.FAIL }), " ",
         el("b", null, S.runsByState.FAIL.toLocaleString("en")), " failed") : null,
-      unreadable ? el("span", {
-        class: "chip warn", id: "unreadable-chip", title: "events that could not be read",
+      unreadable ? el("button", {
+        type: "button", class: "chip warn", id: "unreadable-chip", title: "events that could not be read",
         onclick: () => { select(-1, null, false); const target = $("not-read"); if (target) target.scrollIntoView(); },
       }, "\u26a0 ", el("b", null, unreadable.toLocaleString("en")), " unreadable") : null,
       chip(sum(S.events), "events"),
@@ -800,6 +1241,7 @@
     const small = NODES.length <= 30; // a small graph fits the view: no overview map
     minimap.hidden = small;
     $("tools").classList.toggle("low", small);
+    if (outlineBuilt) buildOutline();
   }
 
   graphApi.update = update;

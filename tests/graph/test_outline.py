@@ -1,0 +1,202 @@
+"""The page for everyone: the outline in the DOM, the keyboard, search by field, names at "Fit".
+
+Keys are pressed as a user presses them (trusted key events through the DevTools
+protocol, to whatever has the focus), never by calling the page's functions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from olsdk._graph._model import LineageGraph, build_graph
+from olsdk._graph._page import write_page
+from olsdk._graph._read import ReadItem, read_events
+from tests.corpus.events import CORPUS
+from tests.graph.chromium import Chromium
+from tests.graph.events import demo_events, large_log, pipeline_events, warehouse_events, write_ndjson
+
+OUTLINE_READY = "document.documentElement.dataset.outline === 'ready'"
+# (kind, namespace, name, state word or "") of every node row of the outline, from the DOM alone
+OUTLINE_ROWS = """[...document.querySelectorAll('#tree li.leaf')].map(li => {
+  const label = (group) => li.closest(group).querySelector(':scope > .ohead .oname').textContent;
+  return [label('li.level1'), label('li.level2'), li.querySelector('.oname').textContent,
+          (li.querySelector('.ostate') || {textContent: ''}).textContent];
+})"""
+NEXT_FRAME = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+STATE_WORDS = {"COMPLETE": "Complete", "FAIL": "Failed", "RUNNING": "Running", "ABORT": "Aborted", "OTHER": "Other"}
+
+
+def graph_of(events: list[Any]) -> LineageGraph:
+    return build_graph(ReadItem(f"t:{i}", e) for i, e in enumerate(events))
+
+
+def open_page(chromium: Chromium, graph: LineageGraph, path: Path) -> None:
+    chromium.open(write_page(graph, path, title="outline test"))
+    chromium.wait_for(OUTLINE_READY)
+
+
+def expected_rows(graph: LineageGraph) -> list[list[str]]:
+    jobs = [["Jobs", j.namespace, j.name, STATE_WORDS[j.state] if j.state else "No runs"] for j in graph.jobs]
+    return jobs + [["Datasets", d.namespace, d.name, ""] for d in graph.datasets]
+
+
+def active(chromium: Chromium) -> Any:
+    """What has the focus: tag, role, its name text, and data-field."""
+    return chromium.evaluate(
+        "(() => { const a = document.activeElement; return {tag: a.tagName, role: a.getAttribute('role'),"
+        " name: (a.querySelector('.oname') || a).textContent, field: a.dataset.field || null,"
+        " expanded: a.getAttribute('aria-expanded'), selected: a.getAttribute('aria-selected')}; })()"
+    )
+
+
+def test_every_job_and_dataset_of_real_events_is_in_the_outline(chromium: Chromium, tmp_path: Path) -> None:
+    """The demo's own recorded events, the pipeline, and the corpus of real producers' shapes."""
+    usable = [sample.document for sample in CORPUS if sample.problems is not None]
+    graph = graph_of(demo_events() + pipeline_events() + usable)
+    assert len(graph.jobs) >= 15 and len(graph.datasets) >= 15
+    open_page(chromium, graph, tmp_path / "real.html")
+    rows = chromium.evaluate(OUTLINE_ROWS)
+    assert sorted(rows) == sorted(expected_rows(graph))  # name, namespace and latest state, nothing else
+    # what a screen reader meets: a labelled tree, three levels, one tab stop; the canvas hidden from it
+    assert chromium.evaluate("document.querySelector('[role=tree]').getAttribute('aria-labelledby')") == (
+        "outline-heading"
+    )
+    levels = chromium.evaluate(
+        "[...document.querySelectorAll('[role=treeitem]')].map(e => e.getAttribute('aria-level'))"
+    )
+    assert set(levels) == {"1", "2", "3"} and levels.count("3") == len(rows)
+    assert chromium.evaluate("document.querySelectorAll('#tree [tabindex=\"0\"]').length") == 1
+    assert chromium.evaluate("document.getElementById('canvas').getAttribute('aria-hidden')") == "true"
+    assert chromium.evaluate("document.getElementById('minimap').getAttribute('aria-hidden')") == "true"
+    # the groups are named by their own label, not by everything they hold
+    group = chromium.evaluate(
+        "(() => { const g = document.querySelector('li.level1');"
+        " return document.getElementById(g.getAttribute('aria-labelledby')).textContent; })()"
+    )
+    assert group == f"Jobs {len(graph.jobs)}"
+    assert chromium.errors() == []
+
+
+def test_every_name_of_a_5000_node_page_is_in_the_outline(chromium: Chromium, tmp_path: Path) -> None:
+    log = write_ndjson(tmp_path / "large.ndjson", large_log(5000))
+    graph = build_graph(read_events([str(log)]))
+    assert len(graph.jobs) + len(graph.datasets) >= 4900
+    open_page(chromium, graph, tmp_path / "large.html")
+    rows = chromium.evaluate(OUTLINE_ROWS)
+    assert sorted(rows) == sorted(expected_rows(graph))
+    # find-in-page reaches names far from the top of the outline
+    for name in (graph.jobs[-1].name, graph.datasets[len(graph.datasets) // 2].name):
+        assert chromium.evaluate(f"window.find({json.dumps(name)}, true, false, true)"), name
+    assert chromium.errors() == []
+
+
+def test_the_keyboard_reaches_a_dataset_and_opens_the_column_lineage_of_a_field(
+    chromium: Chromium, tmp_path: Path
+) -> None:
+    open_page(chromium, graph_of(pipeline_events()), tmp_path / "pipeline.html")
+    chromium.key("/")
+    assert active(chromium)["tag"] == "INPUT"
+    chromium.key("Tab")  # from the search box into the outline
+    assert active(chromium) == {**active(chromium), "role": "treeitem", "name": "Jobs"}
+    chromium.key("ArrowDown")
+    chromium.key("ArrowDown")
+    assert active(chromium)["name"] == "dashboards.refresh"  # Jobs > bi > dashboards.refresh
+    chromium.key("ArrowLeft")
+    assert active(chromium)["name"] == "bi"
+    chromium.key("ArrowLeft")  # closes the group
+    assert active(chromium)["expanded"] == "false"
+    chromium.key("ArrowDown")
+    assert active(chromium)["name"] == "etl"  # bi's jobs are skipped while it is closed
+    chromium.type_text("analytics.m")  # typing jumps to the first name that starts so
+    assert active(chromium)["name"] == "analytics.marts.revenue_by_country"
+    chromium.key("Enter")  # selects it: its details, the focus on their heading
+    assert active(chromium) == {**active(chromium), "tag": "H2", "name": "analytics.marts.revenue_by_country"}
+    for _ in range(40):  # Tab through the details to the field
+        if active(chromium)["field"] == "revenue":
+            break
+        chromium.key("Tab")
+    assert active(chromium)["field"] == "revenue" and active(chromium)["expanded"] == "false"
+    chromium.key("Enter")
+    focused = active(chromium)
+    assert (focused["field"], focused["expanded"]) == ("revenue", "true")  # the focus stays on the field
+    lineage = chromium.evaluate("document.querySelector('.field-detail').textContent")
+    assert "Comes from" in lineage and "analytics.staging.orders .amount" in lineage and "raw/orders.json" in lineage
+    chromium.key("Escape")  # back to the outline, the selection kept
+    back = active(chromium)
+    assert (back["role"], back["name"], back["selected"]) == ("treeitem", "analytics.marts.revenue_by_country", "true")
+    assert chromium.errors() == []
+
+
+def test_search_finds_a_column_and_shows_where_it_comes_from(chromium: Chromium, tmp_path: Path) -> None:
+    graph = graph_of(pipeline_events())
+    open_page(chromium, graph, tmp_path / "pipeline.html")
+    chromium.key("/")
+    chromium.type_text("amount")
+    options = chromium.evaluate(
+        "[...document.querySelectorAll('#results [role=option]')].map(o => [o.querySelector('.kind').textContent,"
+        " o.querySelector('.name').textContent, o.querySelector('.ns').textContent])"
+    )
+    assert options == [
+        ["field", "amount", "analytics.staging.orders"],
+        ["field", "amount", "raw/orders.json"],
+    ]
+    assert chromium.evaluate("document.getElementById('search').getAttribute('aria-expanded')") == "true"
+    chromium.key("ArrowDown")
+    assert chromium.evaluate("document.getElementById('search').getAttribute('aria-activedescendant')") == "result-1"
+    chromium.key("ArrowUp")  # back to the staging table's field
+    # the outline keeps the datasets that have the field, and says which field matched
+    shown = chromium.evaluate(
+        "[...document.querySelectorAll('#tree li.leaf')].filter(li => !li.hidden).map(li => li.textContent)"
+    )
+    assert sorted(shown) == ["analytics.staging.orders field amount", "raw/orders.json field amount"]
+    assert chromium.evaluate("document.getElementById('outline-count').textContent") == "2 of 15 match"
+    chromium.key("Enter")
+    focused = active(chromium)
+    assert (focused["field"], focused["expanded"]) == ("amount", "true")
+    lineage = chromium.evaluate("document.querySelector('.field-detail').textContent")
+    assert "raw/orders.json .amount" in lineage  # comes from
+    assert "analytics.marts.revenue_by_country .revenue" in lineage  # used by
+    assert chromium.evaluate("olsdkLineage.lineage().up").count("raw/orders.json") == 1
+    assert chromium.errors() == []
+
+
+def test_the_outline_follows_a_selection_made_elsewhere(chromium: Chromium, tmp_path: Path) -> None:
+    open_page(chromium, graph_of(pipeline_events()), tmp_path / "pipeline.html")
+    chromium.evaluate("olsdkLineage.select(olsdkLineage.find('ingest.orders'))")  # as a click on the canvas does
+    selected = chromium.evaluate(
+        "[...document.querySelectorAll('#tree [aria-selected=true]')].map(e => e.querySelector('.oname').textContent)"
+    )
+    assert selected == ["ingest.orders"]
+    assert chromium.evaluate("document.querySelector('#tree [tabindex=\"0\"] .oname').textContent") == "ingest.orders"
+
+
+def test_names_are_readable_at_fit_on_24_jobs_and_32_datasets(chromium: Chromium, tmp_path: Path) -> None:
+    graph = graph_of(warehouse_events())
+    assert (len(graph.jobs), len(graph.datasets)) == (24, 32)
+    degree: dict[str, int] = {}
+    for edge in graph.edges:
+        for name in (edge.job_name, edge.dataset_name):
+            degree[name] = degree.get(name, 0) + 1
+    names = {j.name for j in graph.jobs} | {d.name for d in graph.datasets}
+    open_page(chromium, graph, tmp_path / "warehouse.html")
+    for how in ("opened", "Fit after zooming in"):
+        view = chromium.evaluate("olsdkLineage.view")
+        assert view["detailed"] is False  # boxes too small for their names: names drawn at a fixed size
+        assert chromium.evaluate("olsdkLineage.labelPx") >= 11
+        drawn = set(chromium.evaluate("olsdkLineage.labelsDrawn"))
+        cut = set(chromium.evaluate("olsdkLineage.labelsCut"))
+        assert drawn <= names
+        connected = {name for name, count in degree.items() if count >= 3}
+        assert connected and connected <= drawn, (how, connected - drawn)  # the most connected are all named
+        assert len(drawn) >= 0.9 * len(names), (how, names - drawn)
+        assert len(cut) <= 0.1 * len(names), (how, cut)  # and nearly all in full
+        chromium.evaluate("document.activeElement.blur()")
+        chromium.key("+")
+        chromium.key("+")
+        chromium.evaluate(NEXT_FRAME)
+        assert chromium.evaluate("olsdkLineage.view.detailed") is True
+        chromium.evaluate("document.getElementById('zoom-fit').click()")
+        chromium.evaluate(NEXT_FRAME)
+    assert chromium.errors() == []
