@@ -9,6 +9,7 @@ import hmac
 import json
 import logging
 import re
+import threading
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
@@ -35,6 +36,8 @@ log = logging.getLogger("olsdk.serve")
 
 LINEAGE: Final = "/api/v1/lineage"
 BATCH: Final = "/api/v1/lineage/batch"
+LIVE: Final = "/api/olsdk/live"
+COALESCE_SECONDS: Final = 0.5
 FEED_LIMIT: Final = 1000  # events per feed answer
 LONG_POLL_SECONDS: Final = 25.0
 HEARTBEAT_SECONDS: Final = 15.0
@@ -98,6 +101,8 @@ class ServeApp:
         self.signal: Changes | None = None
         self.closing = asyncio.Event()
         self._page: tuple[tuple[int, int], str] | None = None
+        self._live: tuple[tuple[int, int], str] | None = None
+        self._live_lock = threading.Lock()
 
     # ------------------------------------------------------------------ life
 
@@ -371,7 +376,7 @@ class ServeApp:
         cursor, graph = self.store.graph()
         if self._page is not None and self._page[0] == cursor:
             return self._page[1]
-        text = render_page(graph, title=self.settings.title, sources=[self.store.description])
+        text = render_page(graph, title=self.settings.title, sources=[self.store.description], live_url=LIVE)
         self._page = (cursor, text)
         return text
 
@@ -419,40 +424,53 @@ class ServeApp:
             feed = await run_in_threadpool(self._feed_after, after)
         return JSONResponse(feed, headers={"Cache-Control": "no-store"})
 
-    async def stream(self, request: Request) -> Response:
-        """Server-Sent Events: one ``events`` message per stored group, its id the cursor."""
-        try:
-            after = _int_param(request, "after", -1, -1, 2**62)
-        except _BadRequest as exc:
-            return _error(400, str(exc))
-        last_id = request.headers.get("last-event-id", "")
-        if last_id.isdigit():
-            after = int(last_id)
-        if after < 0:  # from now on
-            after = (await run_in_threadpool(self.store.cursor))[0]
+    def _live_payload(self) -> tuple[tuple[int, int], str]:
+        """The page data of everything stored, as one line of JSON; laid out once per change for all pages."""
+        with self._live_lock:
+            cursor, graph = self.store.graph()
+            if self._live is not None and self._live[0] == cursor:
+                return self._live
+            data = page_data(graph, title=self.settings.title, sources=[self.store.description])
+            self._flag_problems(data)
+            self._live = (cursor, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+            return self._live
+
+    def _flag_problems(self, data: dict[str, Any]) -> None:
+        """Events stored with spec problems: counted by rule and producer, and per job (``pb``)."""
+        status = self._status()
+        data["summary"]["specProblems"] = status["problems"]["byRule"]
+        data["summary"]["specProblemsByProducer"] = status["problems"]["byProducer"]
+        flagged = self.store.flagged_jobs()
+        for node in data["nodes"]:
+            if node["k"] == "j" and (node["ns"], node["n"]) in flagged:
+                node["pb"] = flagged[node["ns"], node["n"]]
+
+    async def live(self, _request: Request) -> Response:
+        """The page's feed (docs/graph.md, "Feeding the page live"): Server-Sent Events named
+        ``graph``, the whole page data each time: at once, then after each change (coalesced)."""
         signal = self.signal
         assert signal is not None
 
         async def messages() -> AsyncIterator[bytes]:
-            cursor = after
             yield b"retry: 2000\n\n"
+            sent: tuple[int, int] | None = None
             while not self.closing.is_set():
                 seen = signal.version
-                feed = await run_in_threadpool(self._feed_after, cursor)
-                if feed["events"]:
-                    cursor = feed["cursor"]
-                    data = json.dumps(feed, ensure_ascii=False, separators=(",", ":"))
-                    yield f"id: {cursor}\nevent: events\ndata: {data}\n\n".encode()
-                    continue
-                yield b": waiting\n\n"
+                cursor, text = await run_in_threadpool(self._live_payload)
+                if cursor != sent:
+                    yield b"event: graph\ndata: " + text.encode() + b"\n\n"
+                    sent = cursor
+                changed = asyncio.ensure_future(signal.wait(seen, HEARTBEAT_SECONDS))
                 closing = asyncio.ensure_future(self.closing.wait())
                 try:
-                    await asyncio.wait(
-                        [asyncio.ensure_future(signal.wait(seen, HEARTBEAT_SECONDS)), closing],
-                        return_when=asyncio.FIRST_COMPLETED,
-                    )
+                    await asyncio.wait([changed, closing], return_when=asyncio.FIRST_COMPLETED)
                 finally:
+                    changed.cancel()
                     closing.cancel()
+                if signal.version == seen:
+                    yield b": still here\n\n"  # a heartbeat: proxies and browsers keep the stream open
+                else:
+                    await asyncio.sleep(COALESCE_SECONDS)  # one layout for the events of the next moment too
 
         return StreamingResponse(
             messages(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
@@ -520,7 +538,7 @@ def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Star
         ("/api/olsdk/refused", state.refused, get),
         ("/api/olsdk/graph", state.graph, get),
         ("/api/olsdk/changes", state.feed, get),
-        ("/api/olsdk/stream", state.stream, get),
+        (LIVE, state.live, get),
     ]
     app = Starlette(
         routes=[Route(path, endpoint, methods=methods) for path, endpoint, methods in endpoints],

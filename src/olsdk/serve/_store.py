@@ -528,6 +528,12 @@ class Store:
             facet_keys=self.counters(conn, "facet"),
         )
 
+    def flagged_jobs(self) -> dict[tuple[str, str], int]:
+        """Jobs with events stored with spec problems, and how many."""
+        query = select(t.jobs.c.namespace, t.jobs.c.name, t.jobs.c.invalid_events).where(t.jobs.c.invalid_events > 0)
+        with self.engine.connect() as conn:
+            return {(r.namespace, r.name): int(r.invalid_events) for r in conn.execute(query)}
+
     def events_after(self, seq: int, limit: int) -> list[Any]:
         with self.engine.connect() as conn:
             return list(
