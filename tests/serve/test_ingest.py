@@ -133,8 +133,8 @@ def test_a_batch_stores_what_it_can_and_reports_each_event(served: ServeProcess)
     assert served.status()["events"]["stored"] == 2
 
 
-def test_a_restart_keeps_everything(tmp_path: Path, sqlite_db: str) -> None:
-    with ServeProcess(tmp_path, sqlite_db) as server:
+def test_a_restart_keeps_everything(tmp_path: Path, db: str) -> None:
+    with ServeProcess(tmp_path, db) as server:
         for i, event_type in enumerate(("START", "COMPLETE")):
             server.post("/api/v1/lineage", dumps(run_event("kept", RUN_A, event_type, time=f"2024-07-01T12:0{i}:00Z")))
         server.post("/api/v1/lineage", b"not json")
@@ -143,7 +143,7 @@ def test_a_restart_keeps_everything(tmp_path: Path, sqlite_db: str) -> None:
         ]
         assert server.stop() == 0
     assert "stopped" in server.output()
-    with ServeProcess(tmp_path, sqlite_db) as again:
+    with ServeProcess(tmp_path, db) as again:
         after = [again.get(p) for p in ("/api/v1/namespaces/etl/jobs/kept", "/api/olsdk/status", "/api/olsdk/refused")]
     assert after == before
     assert before[0]["latestRun"]["state"] == "COMPLETED"
