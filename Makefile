@@ -13,7 +13,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev,spark,kafka,sql,fsspec,aws,gcp]"
+	$(PY) -m pip install -q -e ".[dev,spark,kafka,sql,fsspec,aws,gcp,serve]"
 	touch $@
 
 # dbt-core, dbt-duckdb and openlineage-dbt for tests/compat/test_dbt.py (a real dbt-ol run),

@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "olsdk._graph._cli",
     "olsdk._validate_cli",
     "olsdk.spark._cli",
+    "olsdk.serve._cli",
 )
 
 

@@ -30,6 +30,7 @@ PUBLIC_MODULES = (
     "olsdk.spark",
     "olsdk.spark.agent_facets",
     "olsdk.compat",
+    "olsdk.serve",
 )
 
 INTRO = """# The public API
