@@ -36,7 +36,7 @@ from typing import Any, Literal
 from olsdk._config import ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
 from olsdk._config._secrets import scrub, secret_values
 from olsdk._exceptions import DeliveryError, Problem, ValidationError
-from olsdk._runtime import _DEFAULT_PRODUCER as BUILTIN_PRODUCER  # what a model gets before any is configured
+from olsdk._runtime._bases import _DEFAULT_PRODUCER as BUILTIN_PRODUCER  # what a model gets before any is configured
 from olsdk.client._config import load_config
 from olsdk.client._enrich import Enricher
 from olsdk.client._filters import JobNameFilter
