@@ -45,6 +45,7 @@ from typing import Any
 
 import yaml
 
+from olsdk._config._airflow import AirflowConfig, airflow_config
 from olsdk._config._engine import MAX_DEPTH, MAX_TEXT_BYTES, build, check_shape, norm
 from olsdk._config._secrets import masked
 from olsdk._config._settings import ClientSettings
@@ -345,6 +346,8 @@ class LoadedConfig:
     disabled: bool = False
     #: near misses of OpenLineage variable names (also logged as warnings)
     warnings: tuple[str, ...] = ()
+    #: what Airflow's OpenLineage provider configures (``load(airflow=True)`` only)
+    airflow: AirflowConfig | None = None
 
     def __repr__(self) -> str:
         return f"LoadedConfig(file={self.file}, data={masked(self.data)!r})"
@@ -365,12 +368,19 @@ def load(
     environ: Mapping[str, str] | None = None,
     cwd: str | None = None,
     home: str | None = None,
+    airflow: bool = False,
 ) -> LoadedConfig:
-    """Merge file, environment and code configuration and validate the client settings."""
+    """Merge file, environment and code configuration and validate the client settings.
+
+    ``airflow``: also read what Airflow's OpenLineage provider configures (its
+    ``[openlineage]`` options; see ``olsdk._config._airflow``), applied where the provider
+    applies it: over file and environment, under code.
+    """
     env = os.environ if environ is None else environ
     merged: dict[str, Any] = {}
     origins: dict[tuple[str, ...], str] = {}
-    warnings = tuple(near_misses(env))
+    host = airflow_config(env, home) if airflow else None
+    warnings = (*near_misses(env), *(host.warnings if host else ()))
     for warning in warnings:
         log.warning("%s", warning)
     if config:
@@ -384,6 +394,8 @@ def load(
     path = find_config_file(env, cwd, home)
     if path is not None:
         merged = _apply_layer(merged, origins, _read_file(path), str(path))
+    if host is not None and host.data and host.source:
+        merged = _apply_layer(merged, origins, host.data, host.source)
     if config:
         merged = _apply_layer(merged, origins, dict(config), "code")
     if shorthand and not _type_of(merged.get("transport")):
@@ -394,7 +406,13 @@ def load(
         _shorthand_into_composite(merged, origins, shorthand)
     settings = build(ClientSettings, merged, (), origins)
     return LoadedConfig(
-        data=merged, settings=settings, origins=origins, file=path, disabled=is_disabled(env), warnings=warnings
+        data=merged,
+        settings=settings,
+        origins=origins,
+        file=path,
+        disabled=is_disabled(env),
+        warnings=warnings,
+        airflow=host,
     )
 
 

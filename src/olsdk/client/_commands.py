@@ -37,7 +37,7 @@ def _value_text(value: Any) -> str:
 
 def _config_show(args: argparse.Namespace) -> int:
     try:
-        loaded = load_config()
+        loaded = load_config(airflow=True)
         entries = effective(loaded)
     except ConfigError as exc:
         print(f"olsdk: invalid OpenLineage configuration: {exc}", file=sys.stderr)
@@ -45,6 +45,10 @@ def _config_show(args: argparse.Namespace) -> int:
     if args.format == "json":
         out = {
             "file": str(loaded.file) if loaded.file else None,
+            "airflow": None
+            if loaded.airflow is None
+            else {"source": loaded.airflow.source, "disabled_by": loaded.airflow.disabled_by},
+            "warnings": list(loaded.warnings),
             "disabled": loaded.disabled,
             "config": masked(loaded.data),
             "origins": {".".join(k): v for k, v in sorted(loaded.origins.items())},
@@ -53,9 +57,18 @@ def _config_show(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2, default=str))
         return 0
     print(f"# config file: {loaded.file or 'none found'}")
-    print("# precedence: code > file > environment variables (as in the official client)")
+    airflow = loaded.airflow
+    if airflow is not None and airflow.source:
+        print(f"# Airflow's OpenLineage provider: {airflow.source}")
+        print("# precedence: Airflow > file > environment variables (as the provider gives it to the official client)")
+    else:
+        print("# precedence: code > file > environment variables (as in the official client)")
     if loaded.disabled:
         print("# OPENLINEAGE_DISABLED=true: no events are emitted")
+    if airflow is not None and airflow.disabled_by:
+        print(f"# {airflow.disabled_by}: the provider emits no events")
+    for warning in loaded.warnings:
+        print(f"# warning: {warning}")
     shown: set[tuple[str, ...]] = set()
     for path, value, origin in entries:
         for depth in range(1, len(path)):  # section headers, once each

@@ -12,11 +12,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from olsdk._config import LoadedConfig, fail, load
+from olsdk._config import LoadedConfig, fail, load, norm
 from olsdk._runtime import PATTERN_RULES, URI_PATTERN
-from olsdk.transports._factory import check_transport
+from olsdk.transports._factory import COMPAT_TRANSPORT, CompatSettings, check_transport, parse_transport
 
-__all__ = ["load_config"]
+__all__ = ["load_config", "spool_setting"]
 
 
 def load_config(
@@ -25,11 +25,13 @@ def load_config(
     environ: Mapping[str, str] | None = None,
     cwd: str | None = None,
     home: str | None = None,
+    airflow: bool = False,
 ) -> LoadedConfig:
     """Merge file, environment and code configuration (code > environment > file) and
     validate all of it; a problem raises ``ConfigError`` naming the key and its source.
+    ``airflow``: Airflow's OpenLineage provider's options count too (the CLI's commands).
     """
-    loaded = load(config, environ=environ, cwd=cwd, home=home)
+    loaded = load(config, environ=environ, cwd=cwd, home=home, airflow=airflow)
     if loaded.settings.transport:
         check_transport(loaded.settings.transport, ("transport",), loaded.origins)
     producer = loaded.settings.producer
@@ -38,3 +40,19 @@ def load_config(
         rule = PATTERN_RULES[URI_PATTERN]
         raise fail(f"{rule} (e.g. https://example.com/my-pipeline), got {producer!r}", ("producer",), loaded.origins)
     return loaded
+
+
+def spool_setting(loaded: LoadedConfig) -> tuple[str | None, tuple[str, ...]]:
+    """The configured spool path (None: the default) and the key that sets it.
+
+    When the transport is ``olsdk.compat.OlsdkTransport`` (how Airflow's provider and dbt-ol
+    load olsdk), its own ``spool`` is where those events were kept: the official client
+    loads it with that section only, so the top-level ``spool`` does not apply to them.
+    """
+    if loaded.settings.transport:
+        spec = parse_transport(loaded.settings.transport, ("transport",), loaded.origins)
+        if spec.kind in COMPAT_TRANSPORT and isinstance(spec.settings, CompatSettings):
+            spool = {norm(str(k)): v for k, v in (spec.settings.spool or {}).items()}
+            path = spool.get("path")
+            return (str(path) if path else None), ("transport", "spool", "path")
+    return loaded.settings.spool.path, ("spool", "path")

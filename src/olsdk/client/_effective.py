@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from olsdk._config import LoadedConfig, display_name, masked, norm
+from olsdk.client._config import spool_setting
 from olsdk.client._spool import default_spool_path
 from olsdk.transports._factory import TransportSpec, parse_transport
 
@@ -94,8 +95,16 @@ def effective(loaded: LoadedConfig, environ: Mapping[str, str] | None = None) ->
         out.append((("producer",), olsdk.get_default_producer(), "default"))
     else:
         out.append((("producer",), settings.producer, _origin(loaded, ("producer",))))
-    spool_path = settings.spool.path or str(default_spool_path(dict(env)))
-    out.append((("spool", "path"), spool_path, _origin(loaded, ("spool", "path"))))
+    configured, key = spool_setting(loaded)
+    spool_path = configured or str(default_spool_path(dict(env)))
+    origin = _origin(loaded, key) if configured else "default"
+    out.append(
+        (
+            ("spool", "path"),
+            spool_path,
+            origin + (" (the olsdk.compat.OlsdkTransport's spool)" if configured and key[0] == "transport" else ""),
+        )
+    )
     out.append((("spool", "enabled"), settings.spool.enabled, _origin(loaded, ("spool", "enabled"))))
     if settings.transport:
         out.extend(

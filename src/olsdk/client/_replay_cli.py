@@ -29,7 +29,7 @@ from typing import Any, TextIO
 from olsdk._config import LoadedConfig, scrub
 from olsdk._exceptions import ConfigError, DeliveryError, Problem
 from olsdk._validate import validate_event
-from olsdk.client._config import load_config
+from olsdk.client._config import load_config, spool_setting
 from olsdk.client._input import Refused, serialise
 from olsdk.client._spool import ReplayInProgress, ReplayProgress, Spool, default_spool_path, replay
 from olsdk.transports import Payload, Transport, create_transport, describe_event
@@ -147,9 +147,9 @@ def _looks_like_plain_events(path: Path) -> bool:
 
 def _replay(args: argparse.Namespace) -> int:
     try:
-        loaded = load_config()
+        loaded = load_config(airflow=True)
         explicit = args.spool is not None
-        path = Path(args.spool or loaded.settings.spool.path or default_spool_path(dict(os.environ)))
+        path = Path(args.spool or spool_setting(loaded)[0] or default_spool_path(dict(os.environ)))
         if not path.exists():
             if explicit:
                 print(f"olsdk: no spool file at {path}", file=sys.stderr)
@@ -257,13 +257,13 @@ def _split(data: bytes) -> Iterator[tuple[int, bytes]]:
 
 def _send(args: argparse.Namespace) -> int:
     try:
-        loaded = load_config()
+        loaded = load_config(airflow=True)
         for name in args.files:
             if name != "-" and not os.path.isfile(name):
                 print(f"olsdk: no such file: {name}", file=sys.stderr)
                 return 2
         transport = _transport(loaded)
-        spool = Spool(loaded.settings.spool.path or default_spool_path(dict(os.environ)))
+        spool = Spool(spool_setting(loaded)[0] or default_spool_path(dict(os.environ)))
     except ConfigError as exc:
         print(f"olsdk: invalid OpenLineage configuration: {exc}", file=sys.stderr)
         return 2
