@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from codegen.manifest import Manifest, scan_snapshot
-from codegen.stage import StagedSpec, stage
+from codegen.stage import ResolvedRef, StagedSpec, stage
 
 BREAKING = "breaking"
 ADDITIVE = "additive"
@@ -499,8 +499,42 @@ class SpecDiff:
             "no_changes": not self.changes and not self.files_changed,
             "summary": self.summary_dict(),
             "changes": [c.to_dict() for c in self.changes],
+            "resolved_refs": [
+                {"file": r.file, "ref": r.ref, "resolved": r.resolved, "defs": list(r.defs)} for r in self.resolved_refs
+            ],
         }
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+    @property
+    def resolved_refs(self) -> list[ResolvedRef]:
+        """References of the new snapshot to another version of one of its files, resolved to it."""
+        return self.new.staged.resolved_refs
+
+    def resolved_summary(self) -> str | None:
+        refs = self.resolved_refs
+        if not refs:
+            return None
+        names = sorted({r.ref for r in refs})
+        files = len({r.file for r in refs})
+        return (
+            f"resolved to this snapshot's files: references to {', '.join(names)} in {files} "
+            f"file{'s' if files != 1 else ''} (listed in CHANGES.md)"
+        )
+
+    def _resolved_markdown(self) -> list[str]:
+        if not self.resolved_refs:
+            return []
+        out = [
+            "## References resolved to this snapshot",
+            "",
+            "These files reference another version of a file the snapshot holds (facet files written "
+            "against an older core); each is read as the snapshot's version:",
+            "",
+        ]
+        for r in self.resolved_refs:
+            out.append(f"- `{r.file}`: `{r.ref}` -> `{r.resolved}` ({', '.join(r.defs)})")
+        out.append("")
+        return out
 
     def headline(self) -> str:
         old = self.old.manifest.release if self.old else "(nothing)"
@@ -508,10 +542,11 @@ class SpecDiff:
 
     def summary_lines(self) -> list[str]:
         """A short plain-text summary (what `python -m codegen upgrade` prints)."""
+        resolved = [line] if (line := self.resolved_summary()) else []
         if self.old is None:
-            return [f"first snapshot: {self.new.manifest.release} ({self.new.staged.core_id})"]
+            return [f"first snapshot: {self.new.manifest.release} ({self.new.staged.core_id})", *resolved]
         if not self.changes and not self.files_changed:
-            return [f"no changes: {self.headline()} (same files)"]
+            return [f"no changes: {self.headline()} (same files)", *resolved]
         o_core, n_core = self.old.staged.core_id, self.new.staged.core_id
         lines = [
             f"spec {self.headline()}",
@@ -524,12 +559,12 @@ class SpecDiff:
         ]
         if not self.changes:
             lines.append(f"no changes to the models ({len(self.files_changed)} other files changed)")
-            return lines
+            return lines + resolved
         counts = f"{len(self.breaking)} breaking, {len(self.additive)} additive"
         lines.append(f"changes: {len(self.changes)} ({counts})")
         for c in self.breaking:
             lines.append(f"  breaking: {c.where}: {c.detail}")
-        return lines
+        return lines + resolved
 
     def to_markdown(self) -> str:
         out = ["# OpenLineage spec changes", ""]
@@ -538,7 +573,7 @@ class SpecDiff:
                 f"First snapshot: {self.new.manifest.release} (`{self.new.staged.core_id}`).",
                 "",
             ]
-            return "\n".join(out)
+            return "\n".join(out + self._resolved_markdown())
         out += [
             f"From **{self.old.manifest.release}** (`{self.old.staged.core_id}`, manifest "
             f"`{self.old.manifest.checksum[:12]}`) to **{self.new.manifest.release}** "
@@ -547,7 +582,7 @@ class SpecDiff:
         ]
         if not self.changes and not self.files_changed:
             out += ["No changes: the two snapshots have the same files.", ""]
-            return "\n".join(out)
+            return "\n".join(out + self._resolved_markdown())
         out += [
             f"{len(self.changes)} changes to the generated models: "
             f"**{len(self.breaking)} breaking**, {len(self.additive)} additive. "
@@ -584,7 +619,7 @@ class SpecDiff:
             ]
             out += [f"- `{p}`" for p in self.files_changed]
             out.append("")
-        return "\n".join(out)
+        return "\n".join(out + self._resolved_markdown())
 
 
 def diff_snapshots(old: Snapshot | None, new: Snapshot) -> SpecDiff:

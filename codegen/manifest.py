@@ -1,8 +1,8 @@
 """The spec manifest: which snapshot files olsdk is generated from, and their checksums.
 
-`spec/manifest.json` is committed; the snapshot files it lists are not (they are
-upstream data). `fill_spec` copies them into `spec/` from a local folder or downloads
-them from their pinned URLs, and refuses any file whose sha256 differs.
+`spec/manifest.json` is committed with the snapshot files it lists (upstream data, in
+`spec/`). `verify_spec` checks them; `fill_spec` refills a missing or changed one from a
+local folder or its pinned URL, and refuses any file whose sha256 differs.
 """
 
 from __future__ import annotations
@@ -23,8 +23,11 @@ MANIFEST_PATH = SPEC_DIR / "manifest.json"
 # published at their `$id`, which is what the manifest records as their URL.
 UPSTREAM_RAW = "https://raw.githubusercontent.com/OpenLineage/OpenLineage/{commit}/spec/{path}"
 
-# Which files of a snapshot belong to the manifest: schemas, the HTTP API, the prose.
+# Which files of a snapshot belong to the manifest: schemas, the HTTP API, the prose. An
+# upstream `spec/` folder also holds test events (`tests/`), a diagram and a release
+# script: not snapshot files.
 _INCLUDE_SUFFIXES = (".json", ".yml", ".yaml", ".md")
+_NOT_SNAPSHOT_DIRS = ("tests",)
 # The project's own files in spec/ (the LICENSE is the repository's, not in upstream's
 # spec/ folder) and the older snapshots beside them: never part of a snapshot.
 _PROJECT_NAMES = ("manifest.json", "CHANGES.md", "CHANGES.json", "PROVENANCE.md", "LICENSE")
@@ -106,10 +109,18 @@ def load_manifest(path: Path = MANIFEST_PATH) -> Manifest:
     )
 
 
-def _is_included(rel: Path) -> bool:
-    if rel.parts[0] in _PROJECT_DIRS or (len(rel.parts) == 1 and rel.name in _PROJECT_NAMES):
+def is_snapshot_file(rel: str) -> bool:
+    """Whether `rel` (a '/'-separated path inside a spec folder) is a file of the snapshot."""
+    parts = rel.split("/")
+    if not rel.endswith(_INCLUDE_SUFFIXES):
         return False
-    return rel.suffix in _INCLUDE_SUFFIXES
+    if len(parts) == 1:
+        return parts[0] not in _PROJECT_NAMES
+    return parts[0] not in (*_PROJECT_DIRS, *_NOT_SNAPSHOT_DIRS)
+
+
+def _is_included(rel: Path) -> bool:
+    return is_snapshot_file(rel.as_posix())
 
 
 def scan_snapshot(src: Path, *, release: str, upstream_commit: str) -> Manifest:

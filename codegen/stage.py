@@ -111,7 +111,10 @@ class StagedSpec:
     entities: list[EntityInfo] = field(default_factory=list)
     events: dict[str, str] = field(default_factory=dict)  # event kind -> event class
     places: list[FacetPlace] = field(default_factory=list)
-    sources: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (path, schema document) as read
+    # (path, schema document) as read, except that references to another version of a
+    # snapshot file name the snapshot's file (`resolved_refs`), as the models do.
+    sources: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    resolved_refs: list[ResolvedRef] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(self.document, indent=1, sort_keys=True)
@@ -165,23 +168,75 @@ def _load_extra(extra_facet_dirs: list[Path]) -> Docs:
     return docs
 
 
+# A versioned schema `$id`: `https://openlineage.io/spec/facets/1-0-1/ParentRunFacet.json`.
+_VERSIONED_ID = re.compile(r"^(?P<base>.*)/(?P<version>\d+-\d+-\d+)/(?P<stem>[^/]+\.json)$")
+
+
+def unversioned_id(schema_id: str) -> str:
+    """A schema `$id` without its version segment (`.../spec/OpenLineage.json`)."""
+    match = _VERSIONED_ID.match(schema_id)
+    return f"{match['base']}/{match['stem']}" if match else schema_id
+
+
+@dataclass(frozen=True)
+class ResolvedRef:
+    """A `$ref` to another version of a file of the snapshot, resolved to the snapshot's file.
+
+    Releases up to 1.12.0 have facet files that extend the core as it was when they were
+    written (`https://openlineage.io/spec/1-0-2/OpenLineage.json#/$defs/RunFacet`) while
+    the core of the same release is `2-0-2`; the spec's own docs read that reference as
+    "the base facet", and the snapshot has one version of each file.
+    """
+
+    file: str  # the snapshot file holding the reference
+    ref: str  # the `$id` it names, e.g. `https://openlineage.io/spec/1-0-2/OpenLineage.json`
+    resolved: str  # the `$id` of the snapshot's file it now names
+    defs: tuple[str, ...]  # the definitions referenced that way, e.g. ("DatasetFacet",)
+
+
 class _RefRewriter:
     def __init__(self, ids: dict[str, str], names: dict[tuple[str, str], str]) -> None:
         self.ids = ids  # $id -> file path
         self.names = names  # (file path, def name) -> class name
+        # $id without version -> the one snapshot $id with it (ambiguous ones left out)
+        by_key: dict[str, list[str]] = {}
+        for schema_id in ids:
+            by_key.setdefault(unversioned_id(schema_id), []).append(schema_id)
+        self.unversioned = {key: found[0] for key, found in by_key.items() if len(found) == 1}
+        self.resolved: dict[tuple[str, str], str] = {}  # (file, foreign $id) -> snapshot $id
+        self.resolved_defs: dict[tuple[str, str], set[str]] = {}
+
+    def other_version(self, base: str, fragment: str, current: str) -> str | None:
+        """The snapshot file path for `base`, an `$id` of another version of one of its files."""
+        schema_id = self.unversioned.get(unversioned_id(base)) if _VERSIONED_ID.match(base) else None
+        if schema_id is None:
+            return None
+        self.resolved[(current, base)] = schema_id
+        self.resolved_defs.setdefault((current, base), set()).add(fragment.rsplit("/", 1)[-1])
+        return self.ids[schema_id]
+
+    def resolved_refs(self) -> list[ResolvedRef]:
+        return [
+            ResolvedRef(file, ref, target, tuple(sorted(self.resolved_defs[(file, ref)])))
+            for (file, ref), target in sorted(self.resolved.items())
+        ]
 
     def target(self, ref: str, current: str) -> str:
         base, _, fragment = ref.partition("#")
-        path = current if base == "" else self.ids.get(base)
+        path = current if base == "" else self.ids.get(base) or self.other_version(base, fragment, current)
         if path is None:
-            raise SpecError(f"{current}: $ref {ref!r} points outside the snapshot (no file has $id {base!r})")
+            raise SpecError(
+                f"{current}: $ref {ref!r} points outside the snapshot (no file has $id {base!r}, nor another "
+                "version of it): add the file it names to the snapshot folder, or correct the reference"
+            )
         if not fragment.startswith("/$defs/"):
             raise SpecError(f"{current}: $ref {ref!r} is not of the form <file>#/$defs/<Name>")
         def_name = fragment[len("/$defs/") :]
         try:
             return self.names[(path, def_name)]
         except KeyError:
-            raise SpecError(f"{current}: $ref {ref!r}: {path} has no $defs entry {def_name!r}") from None
+            via = f" (the snapshot's version of {base})" if base and base not in self.ids else ""
+            raise SpecError(f"{current}: $ref {ref!r}: {path}{via} has no $defs entry {def_name!r}") from None
 
     def rewrite(self, node: Any, current: str) -> Any:
         if isinstance(node, dict):
@@ -197,12 +252,47 @@ class _RefRewriter:
         return node
 
 
+def _check_layout(path: str, doc: Any) -> None:
+    """A schema file the generator can read: an object with an `$id`, definitions under `$defs`."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("$id"), str):
+        raise SpecError(f"{path}: not a JSON Schema document with an $id; remove it from the snapshot folder")
+    if "definitions" in doc and "$defs" not in doc:
+        raise SpecError(
+            f"{path} keeps its definitions under 'definitions' (the draft-07 layout of OpenLineage "
+            "releases before 0.2); olsdk generates from releases that use '$defs' (every 1.x release): "
+            "pick a newer release"
+        )
+
+
+def _point_at_snapshot(docs: Docs, resolved: list[ResolvedRef]) -> Docs:
+    """The documents with each resolved reference naming the snapshot's file (for validation)."""
+    targets: dict[str, dict[str, str]] = {}
+    for r in resolved:
+        targets.setdefault(r.file, {})[r.ref] = r.resolved
+
+    def point(node: Any, mapping: dict[str, str]) -> Any:
+        if isinstance(node, dict):
+            out = {}
+            for k, v in node.items():
+                base, hash_, fragment = v.partition("#") if k == "$ref" and isinstance(v, str) else ("", "", "")
+                out[k] = mapping[base] + hash_ + fragment if base in mapping else point(v, mapping)
+            return out
+        if isinstance(node, list):
+            return [point(v, mapping) for v in node]
+        return node
+
+    return [(path, point(doc, targets[path]) if path in targets else doc) for path, doc in docs]
+
+
 def _index(docs: Docs) -> tuple[_RefRewriter, dict[str, str]]:
     """Step 1: a rewriter that knows every file's `$id` and def, and each def's file."""
     ids: dict[str, str] = {}
     names: dict[tuple[str, str], str] = {}
     origin: dict[str, str] = {}
     for path, doc in docs:
+        _check_layout(path, doc)
+        if doc["$id"] in ids:
+            raise SpecError(f"$id {doc['$id']!r} is the $id of both {ids[doc['$id']]} and {path}")
         ids[doc["$id"]] = path
         for def_name in doc.get("$defs", {}):
             if def_name in origin:
@@ -506,7 +596,8 @@ def stage(spec_dir: Path, manifest: Manifest, extra_facet_dirs: list[Path] | Non
         events={_camel_stem(name, "Event"): name for name in _event_classes(defs, core_defs)},
         places=places,
     )
-    staged.sources = docs
+    staged.resolved_refs = rewriter.resolved_refs()
+    staged.sources = _point_at_snapshot(docs, staged.resolved_refs)
     hoister = _Hoister(defs, entities)
     staged_defs = hoister.run()
     staged_defs.update(_container_defs(staged))

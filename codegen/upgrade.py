@@ -33,6 +33,7 @@ from codegen.manifest import (
     SpecError,
     copy_snapshot,
     fill_spec,
+    is_snapshot_file,
     load_manifest,
     scan_snapshot,
     verify_spec,
@@ -91,14 +92,8 @@ def release_info(folder: Path) -> tuple[str, str] | None:
 
 def _snapshot_path(path: str) -> str | None:
     """Where an upstream `spec/...` file goes in a snapshot folder, or None to skip it."""
-    if not path.startswith("spec/"):
-        return None
-    rel = path[len("spec/") :]
-    top = rel.split("/", 1)[0]
-    included = rel.endswith((".json", ".yml", ".yaml", ".md"))
-    if "/" not in rel:
-        return rel if included else None
-    return rel if included and top in ("facets", "registry") else None
+    rel = path.removeprefix("spec/")
+    return rel if path.startswith("spec/") and is_snapshot_file(rel) else None
 
 
 def download_release(
