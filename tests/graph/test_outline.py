@@ -259,3 +259,29 @@ def test_the_run_history_shows_every_run(chromium: Chromium, tmp_path: Path) -> 
     assert runs[-1][2].startswith("2024-03-01 06:00:00 UTC · took 4 min · 2 events")
     assert [r[3] for r in runs if r[0] == "Failed"] == [f"attempt {n} failed" for n in reversed(range(2, 74, 5))]
     assert chromium.errors() == []
+
+
+def test_spec_problems_a_server_adds_are_shown(chromium: Chromium, tmp_path: Path) -> None:
+    """`olsdk serve` adds `summary.specProblems`, `summary.specProblemsByProducer` and a job's `pb` (docs/graph.md)."""
+    from olsdk._graph._page import page_data
+
+    graph = graph_of(pipeline_events())
+    open_page(chromium, graph, tmp_path / "pipeline.html")
+    data = page_data(graph)
+    data["summary"]["specProblems"] = {"eventTime: not an RFC 3339 date-time": 3, "run.runId: not a UUID": 1}
+    data["summary"]["specProblemsByProducer"] = {"https://example.com/feature-store": {"run.runId: not a UUID": 1}}
+    for node in data["nodes"]:
+        if node["n"] == "ingest.orders":
+            node["pb"] = 3
+    chromium.evaluate(f"olsdkLineage.update({json.dumps(data)})")
+    assert chromium.evaluate("document.getElementById('spec-chip').textContent") == "\u26a0 4 spec problems"
+    overview = chromium.evaluate("document.getElementById('panel').textContent")
+    assert "Stored with spec problems" in overview and "eventTime: not an RFC 3339 date-time3" in overview
+    assert "https://example.com/feature-store1" in overview and "ingest.orders · 3 events" in overview
+    flags = chromium.evaluate(
+        "[...document.querySelectorAll('#tree .oflag')].map(f => f.closest('li').querySelector('.oname').textContent)"
+    )
+    assert flags == ["ingest.orders"]
+    chromium.evaluate("olsdkLineage.select(olsdkLineage.find('ingest.orders'))")
+    assert "3 events stored with problems" in chromium.evaluate("document.getElementById('panel').textContent")
+    assert chromium.errors() == []

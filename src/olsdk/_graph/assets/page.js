@@ -331,6 +331,15 @@
           ctx.lineWidth = 3;
           ctx.strokeStyle = stateColor;
           ctx.stroke();
+          if (n.pb) { // events stored with spec problems: a warning corner
+            ctx.beginPath();
+            ctx.moveTo(x + NW - 16, y + 3);
+            ctx.lineTo(x + NW - 3, y + 3);
+            ctx.lineTo(x + NW - 3, y + 16);
+            ctx.closePath();
+            ctx.fillStyle = "#f08c00";
+            ctx.fill();
+          }
         } else {
           // a cylinder: the usual picture of stored data
           const cx = x + 19, top = n.y - 7, w = 6.5;
@@ -875,6 +884,7 @@
             word.textContent = LABEL[stateOf(node)];
             state.append(word);
             li.append(" ", state);
+            if (node.pb) li.append(el("span", { class: "oflag", title: "events stored with spec problems" }, `\u26a0 ${plural(node.pb, "event")} with spec problems`));
           }
           group.ul.append(li);
           rowOfNode[i] = rows.length;
@@ -1134,7 +1144,8 @@
       el("dl", null,
         el("dt", null, "latest run"), el("dd", null, n.st ? badge(n.st) : "no runs in these events"),
         el("dt", null, "runs"), el("dd", null, `${n.rt || 0}`,
-          Object.entries(n.sc || {}).map(([state, count]) => el("span", { class: "muted" }, ` \u00b7 ${count} ${LABEL[state] || state}`)))),
+          Object.entries(n.sc || {}).map(([state, count]) => el("span", { class: "muted" }, ` \u00b7 ${count} ${LABEL[state] || state}`))),
+        n.pb ? [el("dt", null, "spec problems"), el("dd", { class: "flag" }, `\u26a0 ${plural(n.pb, "event")} stored with problems`)] : null),
       parents.length ? neighbourList("Parent jobs", parents) : null,
       children.length ? neighbourList("Child jobs", children) : null,
       ...neighbourList("Reads", inEdges[index].map((e) => EDGES[e][0])),
@@ -1242,6 +1253,23 @@
     ];
   }
 
+  // A server that validates what it stores (olsdk serve) says which rules events broke, by
+  // producer, and flags each job with events stored with problems (`pb`).
+  function specProblems(S) {
+    const byProducer = Object.entries(S.specProblemsByProducer || {}).sort((a, b) => sum(b[1]) - sum(a[1]));
+    const flagged = NODES.map((n, i) => [n, i]).filter(([n]) => n.pb).sort((a, b) => b[0].pb - a[0].pb).slice(0, 12);
+    return [
+      el("h3", { id: "spec-problems" }, "Stored with spec problems"),
+      el("div", { class: "muted" }, "Events that break the OpenLineage spec but could be read, by rule:"),
+      countList(S.specProblems, 20),
+      byProducer.length ? [el("h4", null, "By producer"), byProducer.slice(0, 10).map(([producer, rules]) => [
+        el("div", { class: "counts" }, el("b", null, producer), el("span", { class: "n" }, sum(rules).toLocaleString("en"))),
+        el("div", { class: "nested" }, countList(rules, 10))])] : null,
+      flagged.length ? [el("h4", null, "Jobs with such events"), el("ul", { class: "plain" }, flagged.map(([n, i]) => el("li", null,
+        nodeLink(i), el("span", { class: "muted" }, ` \u00b7 ${plural(n.pb, "event")}`))))] : null,
+    ];
+  }
+
   function showOverview() {
     const S = DATA.summary;
     const failing = NODES.map((n, i) => [n, i]).filter(([n]) => n.st === "FAIL").slice(0, 12);
@@ -1260,6 +1288,7 @@
       failing.length ? [el("h3", null, "Jobs whose latest run failed"), el("ul", { class: "plain" }, failing.map(([n, i]) => el("li", null,
         nodeLink(i), n.runs && n.runs[0] && n.runs[0][4] ? el("div", { class: "error" }, n.runs[0][4]) : null)))] : null,
       unreadable ? [el("h3", { id: "not-read" }, "Events not read"), countList(S.unreadable, 20)] : null,
+      sum(S.specProblems) ? specProblems(S) : null,
       sum(S.notes) ? [el("h3", null, "Parts of events left out"), countList(S.notes, 20)] : null,
       el("h3", null, "Producers"), countList(S.producers, 10),
       el("h3", null, "Facets seen (events)"), countList(S.facetKeys, 30),
@@ -1292,6 +1321,10 @@
         type: "button", class: "chip warn", id: "unreadable-chip", title: "events that could not be read",
         onclick: () => { select(-1, null, false); const target = $("not-read"); if (target) target.scrollIntoView(); },
       }, "\u26a0 ", el("b", null, unreadable.toLocaleString("en")), " unreadable") : null,
+      sum(S.specProblems) ? el("button", {
+        type: "button", class: "chip warn", id: "spec-chip", title: "events stored with spec problems",
+        onclick: () => { select(-1, null, false); const target = $("spec-problems"); if (target) target.scrollIntoView(); },
+      }, "\u26a0 ", el("b", null, sum(S.specProblems).toLocaleString("en")), " spec problems") : null,
       chip(sum(S.events), "events"),
     );
     fill($("legend"),
