@@ -398,7 +398,11 @@
       graphApi.ready = true;
       graphApi.renderedAt = performance.now();
       document.documentElement.setAttribute("data-rendered", "true");
-      setTimeout(() => { buildOutline(); graphApi.outlineAt = performance.now(); }, 0); // after the first frame is shown
+      setTimeout(() => { // after the first frame is shown; the mark includes the outline's style and layout
+        buildOutline();
+        void tree.offsetHeight;
+        graphApi.outlineAt = performance.now();
+      }, 0);
     }
   }
 
@@ -863,6 +867,7 @@
       for (const ns of [...byNamespace.keys()].sort(collate)) {
         const nsRow = rows.length;
         const group = groupRow(ns, byNamespace.get(ns).length, 2, kindRow, `${kind}\u0000${ns}`);
+        group.ul.style.containIntrinsicBlockSize = `auto ${byNamespace.get(ns).length * 21}px`; // until it is first laid out
         outer.ul.append(group.el);
         const members = byNamespace.get(ns).sort((a, b) => collate(NODES[a].n, NODES[b].n));
         for (const i of members) {
