@@ -53,9 +53,9 @@
   // parent job -> child job links (the parent run facet), their geometry, and per node its links
   let PARENTS = [], PGEO = [], parentLinks = [], childLinks = [];
   // "parent job index \0 parent run id" -> [[child job index, run]]: the runs a run started
-  let childRuns = new Map();
+  let childRuns = null;
   // Column lineage, downstream direction: "dataset index \0 field" -> [[dataset, field]].
-  let usedBy = new Map();
+  let usedBy = null;
 
   function edgeGeometry(edge) {
     const s = NODES[edge[0]], t = NODES[edge[1]];
@@ -95,35 +95,39 @@
       childLinks[link[0]].push(i);
       parentLinks[link[1]].push(i);
     });
-    childRuns = new Map();
-    NODES.forEach((node, index) => {
-      for (const run of node.runs || []) {
-        if (run.length < 8) continue;
-        const key = `${run[6]}\u0000${run[7]}`;
-        if (!childRuns.has(key)) childRuns.set(key, []);
-        childRuns.get(key).push([index, run]);
-      }
-    });
-    usedBy = new Map();
-    NODES.forEach((node, index) => {
-      for (const row of node.cl || []) {
-        if (row[1] < 0 || row[0] === null || row[4] === null) continue;
-        const key = `${row[1]}\u0000${row[4]}`;
-        if (!usedBy.has(key)) usedBy.set(key, []);
-        usedBy.get(key).push([index, row[0]]);
-      }
-    });
-    keyIndex = new Map(NODES.map((n, i) => [nodeKey(n), i]));
+    childRuns = usedBy = haystack = null; // made when first needed (the first frame does not wait for them)
     const degree = NODES.map((_, i) => inEdges[i].length + outEdges[i].length + parentLinks[i].length + childLinks[i].length);
     ORDER = NODES.map((_, i) => i).sort((a, b) => degree[b] - degree[a] || NODES[a].n.length - NODES[b].n.length || a - b);
-    haystack = NODES.map((n) => `${n.n}\u0000${n.ns}`.toLowerCase());
     minimapScale();
     minimapImage = null;
   }
   // a node's identity across updates: kind, namespace, name
   const nodeKey = (n) => `${n.k}\u0000${n.ns}\u0000${n.n}`;
-  let keyIndex = new Map();
-  let haystack = [];
+  let haystack = null; // "name \0 namespace", lower case, for search
+
+  function grouped(rowsOf, keyOf, valueOf) {
+    const map = new Map();
+    NODES.forEach((node, index) => {
+      for (const row of rowsOf(node)) {
+        const key = keyOf(row);
+        if (key === null) continue;
+        if (!map.has(key)) map.set(key, []);
+        map.get(key).push(valueOf(index, row));
+      }
+    });
+    return map;
+  }
+  function runsStartedBy(key) {
+    if (!childRuns) childRuns = grouped((n) => n.runs || [], (run) => (run.length < 8 ? null : `${run[6]}\u0000${run[7]}`), (i, run) => [i, run]);
+    return childRuns.get(key) || [];
+  }
+  function fieldUsers(key) {
+    if (!usedBy) {
+      usedBy = grouped((n) => n.cl || [], (row) => (row[1] < 0 || row[0] === null || row[4] === null ? null : `${row[1]}\u0000${row[4]}`),
+        (i, row) => [i, row[0]]);
+    }
+    return usedBy.get(key) || [];
+  }
 
   // ---- state -------------------------------------------------------------------
   const canvas = $("canvas");
@@ -734,6 +738,7 @@
     let fieldHits = null; // node index -> matching field names
     if (query) {
       matches = new Set();
+      if (!haystack) haystack = NODES.map((n) => `${n.n}\u0000${n.ns}`.toLowerCase());
       haystack.forEach((text, i) => { if (text.includes(query)) matches.add(i); });
       const nodes = [...matches].sort((a, b) => rankByName(query, NODES[a].n) - rankByName(query, NODES[b].n) || a - b);
       fieldHits = new Map();
@@ -1106,7 +1111,7 @@
   let allRunsOf = -1; // the job whose whole history is shown
 
   function runItem(index, run) {
-    const children = childRuns.get(`${index}\u0000${run[0]}`) || [];
+    const children = runsStartedBy(`${index}\u0000${run[0]}`);
     return el("li", { class: "run" },
       el("div", { class: "head" }, el("span", { class: "dot", color: COLOR[run[1]] || COLOR.OTHER }),
         el("b", null, LABEL[run[1]] || run[1]),
@@ -1225,7 +1230,7 @@
         el("span", { class: "ftype" }, type));
       if (!chosen) return row;
       const tree = upstreamTree(index, name);
-      const users = usedBy.get(`${index}\u0000${name}`) || [];
+      const users = fieldUsers(`${index}\u0000${name}`);
       return [row, el("div", { class: "field-detail", id: `field-detail-${position}`, role: "region", "aria-label": `column lineage of ${name}` },
         el("div", { class: "hint" },
           el("b", null, "Comes from"),
@@ -1360,7 +1365,8 @@
     // focus in the details: on a field's button (its name), else on what is replaced (the heading)
     const panelFocus = panel.contains(document.activeElement) ? document.activeElement.dataset.field ?? null : undefined;
     load(data);
-    const index = before ? keyIndex.get(nodeKey(before)) ?? -1 : -1;
+    const key = before ? nodeKey(before) : null;
+    const index = key === null ? -1 : NODES.findIndex((n) => nodeKey(n) === key);
     start();
     if (fitted) fit();
     else if (index >= 0 && at) { view.x = at[0] - NODES[index].x * view.s; view.y = at[1] - NODES[index].y * view.s; }
