@@ -22,6 +22,7 @@ __all__ = [
     "dataset",
     "demo_events",
     "large_log",
+    "parent_events",
     "pipeline_events",
     "run_event",
     "warehouse_events",
@@ -279,6 +280,24 @@ def warehouse_events() -> list[dict[str, Any]]:
             "COMPLETE",
         )
     return events
+
+
+def parent_events() -> list[Any]:
+    """A DAG whose runs start task runs; one task run names two parents (the latest wins), one itself."""
+
+    def child(event: dict[str, Any], job: str, run: str) -> dict[str, Any]:
+        event["run"]["facets"] = {"parent": {"job": {"namespace": "airflow", "name": job}, "run": {"runId": run}}}
+        return event
+
+    task_a, task_b = ("airflow", "dag.task_a"), ("airflow", "dag.task_b")
+    return [
+        run_event("START", ("airflow", "dag"), "dag-run-1", at(0)),
+        child(run_event("COMPLETE", task_a, "task-a-1", at(1)), "dag", "dag-run-1"),
+        child(run_event("START", task_a, "task-a-2", at(2)), "dag", "dag-run-1"),
+        child(run_event("COMPLETE", task_a, "task-a-2", at(3)), "dag", "dag-run-2"),
+        child(run_event("COMPLETE", task_b, "task-b-1", at(3)), "dag", "dag-run-2"),
+        child(run_event("COMPLETE", task_b, "task-b-2", at(4)), "dag.task_b", "task-b-2"),  # itself: a note
+    ]
 
 
 DEMO = Path(__file__).resolve().parent / "cases" / "demo.ndjson"

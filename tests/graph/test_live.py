@@ -44,8 +44,15 @@ def test_update_replaces_the_graph_and_keeps_the_selection(chromium: Chromium, t
     assert chromium.evaluate("olsdkLineage.nodeCount") == len(early.jobs) + len(early.datasets)
     chromium.evaluate("olsdkLineage.select(olsdkLineage.find('analytics.marts.revenue_by_country'), 'revenue')")
     assert chromium.evaluate("olsdkLineage.lineage().down.length") == 1  # nothing reads the mart yet
+    chromium.wait_for("document.documentElement.dataset.outline === 'ready'")
+    chromium.evaluate("document.querySelector('#tree [tabindex=\"0\"]').focus()")  # the outline's selected row
     update = json.dumps(page_data(full, title="later"))
     chromium.evaluate(f"olsdkLineage.update({update})")
+    focused = chromium.evaluate("document.activeElement.querySelector('.oname').textContent")
+    assert focused == "analytics.marts.revenue_by_country"  # the outline was rebuilt, the focus kept
+    assert set(LATE_JOBS) <= set(
+        chromium.evaluate("[...document.querySelectorAll('#tree .oname')].map(e => e.textContent)")
+    )
     assert chromium.evaluate("olsdkLineage.updates") == 1
     assert chromium.evaluate("olsdkLineage.nodeCount") == len(full.jobs) + len(full.datasets)
     assert chromium.evaluate("document.title") == "later"
@@ -53,6 +60,11 @@ def test_update_replaces_the_graph_and_keeps_the_selection(chromium: Chromium, t
     panel = chromium.evaluate("document.getElementById('panel').textContent")
     assert "analytics.marts.revenue_by_country" in panel and "Comes from" in panel
     assert set(LATE_JOBS) <= set(chromium.evaluate("olsdkLineage.lineage().down"))
+    chromium.evaluate(
+        "[...document.querySelectorAll('#panel button.field')].find(b => b.dataset.field === 'revenue').focus()"
+    )
+    chromium.evaluate(f"olsdkLineage.update({update})")
+    assert chromium.evaluate("document.activeElement.dataset.field") == "revenue"  # focus kept in the details too
     assert chromium.errors() == []
 
 

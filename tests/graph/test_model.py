@@ -174,3 +174,48 @@ def test_canonical_time(text: str | None, canonical: str) -> None:
 def test_the_graph_of_a_fixed_log_is_pinned() -> None:
     """Every job, run, dataset, edge and count of `tests/graph/cases/graph.json` (see `pinned`)."""
     assert json.loads(json.dumps(pinned_outputs()["graph"])) == read_case("graph")
+
+
+def test_parent_runs_link_their_jobs_to_the_child_jobs() -> None:
+    from olsdk._graph._model import ParentLink
+    from tests.graph.events import demo_events, parent_events
+
+    demo = graph_of(demo_events())
+    children = {link.child_name for link in demo.parents}
+    assert {(link.parent_namespace, link.parent_name) for link in demo.parents} == {("olsdk-demo", "olsdk_demo")}
+    assert len(children) == 3 and all(name.startswith("olsdk_demo.execute_") for name in children)
+    application_run = next(j for j in demo.jobs if j.name == "olsdk_demo").runs[0].run_id
+    for job in demo.jobs:
+        if job.name in children:
+            assert [r.parent for r in job.runs] == [("olsdk-demo", "olsdk_demo", application_run)]
+
+    graph = graph_of(parent_events())
+    assert graph.parents == [
+        ParentLink("airflow", "dag", "airflow", "dag.task_a"),
+        ParentLink("airflow", "dag", "airflow", "dag.task_b"),  # task_b's self-parent makes no link
+    ]
+    task_a = next(j for j in graph.jobs if j.name == "dag.task_a")
+    assert {r.run_id: r.parent for r in task_a.runs} == {
+        "task-a-1": ("airflow", "dag", "dag-run-1"),
+        "task-a-2": ("airflow", "dag", "dag-run-2"),  # the parent of its latest event that has one
+    }
+    assert graph.notes == {"parent facet: names the run itself": 1}
+    data = graph.to_dict()
+    assert data["parents"][0] == {
+        "parent": {"namespace": "airflow", "name": "dag"},
+        "child": {"namespace": "airflow", "name": "dag.task_a"},
+    }
+
+
+def test_a_parent_named_only_by_its_children_is_a_job_and_a_bad_parent_facet_is_noted() -> None:
+    child = run_event("COMPLETE", JOB, "r1", at(1))
+    child["run"]["facets"] = {"parent": {"job": {"namespace": "sched", "name": "nightly"}, "run": {"runId": "p1"}}}
+    broken = run_event("COMPLETE", JOB, "r2", at(2))
+    broken["run"]["facets"] = {"parent": {"job": {"namespace": "sched"}, "run": {"runId": "p2"}}}
+    graph = graph_of([child, broken])
+    assert [(j.namespace, j.name, j.state) for j in graph.jobs] == [
+        ("etl", "load", "COMPLETE"),
+        ("sched", "nightly", None),
+    ]
+    assert graph.notes == {"parent facet: job.namespace, job.name or run.runId missing": 1}
+    assert {r.run_id: r.parent for r in graph.jobs[0].runs} == {"r1": ("sched", "nightly", "p1"), "r2": None}

@@ -200,3 +200,88 @@ def test_names_are_readable_at_fit_on_24_jobs_and_32_datasets(chromium: Chromium
         chromium.evaluate("document.getElementById('zoom-fit').click()")
         chromium.evaluate(NEXT_FRAME)
     assert chromium.errors() == []
+
+
+def test_the_demo_application_is_linked_to_the_jobs_it_ran(chromium: Chromium, tmp_path: Path) -> None:
+    graph = graph_of(demo_events())
+    children = sorted(link.child_name for link in graph.parents)
+    application_run = next(j for j in graph.jobs if j.name == "olsdk_demo").runs[0].run_id
+    open_page(chromium, graph, tmp_path / "demo.html")
+    assert chromium.evaluate("olsdkLineage.parentsDrawn") == 3  # drawn, at "Fit"
+    chromium.key("/")
+    chromium.key("Tab")
+    chromium.type_text("olsdk_demo")
+    assert active(chromium)["name"] == "olsdk_demo"
+    chromium.key("Enter")
+    panel = chromium.evaluate("document.getElementById('panel').textContent")
+    assert "Child jobs (3)" in panel and all(name in panel for name in children)
+    assert "started 3 runs" in panel
+    lineage_shown = chromium.evaluate("olsdkLineage.lineage()")
+    assert lineage_shown is not None
+    for _ in range(10):  # Tab to the first child job, and go there
+        chromium.key("Tab")
+        if active(chromium)["name"] == children[0]:
+            break
+    chromium.key("Enter")
+    panel = chromium.evaluate("document.getElementById('panel').textContent")
+    assert active(chromium) == {**active(chromium), "tag": "H2", "name": children[0]}
+    assert "Parent jobs (1)olsdk_demo" in panel
+    assert f"parent run {application_run} of olsdk_demo" in panel
+    assert chromium.errors() == []
+
+
+def test_the_run_history_shows_every_run(chromium: Chromium, tmp_path: Path) -> None:
+    from tests.graph.events import at, run_event
+
+    states = ["COMPLETE", "COMPLETE", "FAIL", "COMPLETE", "ABORT"]
+    events = []
+    for n in range(75):
+        run = f"01900000-0000-7000-8000-{n:012d}"
+        events.append(run_event("START", ("etl", "nightly"), run, at(n * 60)))
+        if n < 74:  # the latest is still running
+            error = f"attempt {n} failed" if states[n % 5] == "FAIL" else None
+            events.append(run_event(states[n % 5], ("etl", "nightly"), run, at(n * 60 + 4), error=error))
+    open_page(chromium, graph_of(events), tmp_path / "history.html")
+    chromium.evaluate("olsdkLineage.select(olsdkLineage.find('nightly'))")
+    assert chromium.evaluate("document.getElementById('run-history').textContent") == "Run history (75 runs)"
+    assert chromium.evaluate("document.querySelectorAll('#panel .strip span').length") == 75
+    assert chromium.evaluate("document.querySelectorAll('#panel ol.runs > li').length") == 50  # then a button
+    chromium.evaluate("document.querySelector('#panel button.more').focus()")
+    chromium.key("Enter")
+    runs = chromium.evaluate(
+        "[...document.querySelectorAll('#panel ol.runs > li')].map(li => [li.querySelector('b').textContent,"
+        " li.querySelector('.id').textContent, li.querySelector('.times').textContent,"
+        " (li.querySelector('.error') || {textContent: null}).textContent])"
+    )
+    assert len(runs) == 75
+    assert [r[1] for r in runs] == [f"01900000-0000-7000-8000-{n:012d}" for n in reversed(range(75))]  # latest first
+    assert runs[0][0] == "Running" and runs[1][0] == "Complete"  # run 73: 73 % 5 == 3
+    assert runs[-1][2].startswith("2024-03-01 06:00:00 UTC · took 4 min · 2 events")
+    assert [r[3] for r in runs if r[0] == "Failed"] == [f"attempt {n} failed" for n in reversed(range(2, 74, 5))]
+    assert chromium.errors() == []
+
+
+def test_spec_problems_a_server_adds_are_shown(chromium: Chromium, tmp_path: Path) -> None:
+    """`olsdk serve` adds `summary.specProblems`, `summary.specProblemsByProducer` and a job's `pb` (docs/graph.md)."""
+    from olsdk._graph._page import page_data
+
+    graph = graph_of(pipeline_events())
+    open_page(chromium, graph, tmp_path / "pipeline.html")
+    data = page_data(graph)
+    data["summary"]["specProblems"] = {"eventTime: not an RFC 3339 date-time": 3, "run.runId: not a UUID": 1}
+    data["summary"]["specProblemsByProducer"] = {"https://example.com/feature-store": {"run.runId: not a UUID": 1}}
+    for node in data["nodes"]:
+        if node["n"] == "ingest.orders":
+            node["pb"] = 3
+    chromium.evaluate(f"olsdkLineage.update({json.dumps(data)})")
+    assert chromium.evaluate("document.getElementById('spec-chip').textContent") == "\u26a0 4 spec problems"
+    overview = chromium.evaluate("document.getElementById('panel').textContent")
+    assert "Stored with spec problems" in overview and "eventTime: not an RFC 3339 date-time3" in overview
+    assert "https://example.com/feature-store1" in overview and "ingest.orders · 3 events" in overview
+    flags = chromium.evaluate(
+        "[...document.querySelectorAll('#tree .oflag')].map(f => f.closest('li').querySelector('.oname').textContent)"
+    )
+    assert flags == ["ingest.orders"]
+    chromium.evaluate("olsdkLineage.select(olsdkLineage.find('ingest.orders'))")
+    assert "3 events stored with problems" in chromium.evaluate("document.getElementById('panel').textContent")
+    assert chromium.errors() == []

@@ -77,3 +77,33 @@ def test_an_empty_log_gives_a_page(tmp_path: Path) -> None:
 def test_the_page_data_of_a_fixed_log_is_pinned() -> None:
     """Nodes, positions, bends and counts of `tests/graph/cases/page.json` (see `pinned`)."""
     assert json.loads(json.dumps(pinned_outputs()["page"])) == read_case("page")
+
+
+def test_parent_links_and_run_parents_are_in_the_data() -> None:
+    from olsdk._graph._read import ReadItem
+    from tests.graph.events import demo_events
+
+    graph = build_graph(ReadItem(f"t:{i}", e) for i, e in enumerate(demo_events()))
+    data = embedded_data(render_page(graph))
+    nodes = data["nodes"]
+    links = {(nodes[p[0]]["n"], nodes[p[1]]["n"]) for p in data["parents"]}
+    assert links == {("olsdk_demo", link.child_name) for link in graph.parents} and len(links) == 3
+    application = next(i for i, n in enumerate(nodes) if n["n"] == "olsdk_demo")
+    for parent, child in data["parents"]:
+        run = nodes[child]["runs"][0]
+        assert run[6:] == [application, nodes[application]["runs"][0][0]]  # parent job id, parent run id
+        assert nodes[child]["x"] > nodes[parent]["x"]  # laid out after its parent
+
+
+def test_the_page_keeps_the_latest_errors_whole_and_shortens_older_ones() -> None:
+    from olsdk._graph._page import FULL_ERRORS, SHORT_ERROR_CHARS
+    from olsdk._graph._read import ReadItem
+    from tests.graph.events import at, run_event
+
+    long_error = "x" * (SHORT_ERROR_CHARS + 50)
+    events = [run_event("FAIL", ("etl", "flaky"), f"r{n:03d}", at(n), error=long_error) for n in range(FULL_ERRORS + 2)]
+    data = embedded_data(render_page(build_graph(ReadItem(f"t:{i}", e) for i, e in enumerate(events))))
+    errors = [run[4] for run in data["nodes"][0]["runs"]]
+    assert len(errors) == FULL_ERRORS + 2  # every run is in the history
+    assert errors[:FULL_ERRORS] == [long_error] * FULL_ERRORS
+    assert errors[FULL_ERRORS:] == ["x" * SHORT_ERROR_CHARS + "… (50 more characters)"] * 2

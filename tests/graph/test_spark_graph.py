@@ -14,7 +14,16 @@ import pytest
 from olsdk._graph._model import build_graph
 from olsdk._graph._page import write_page
 from olsdk._graph._read import read_events
-from tests.graph.events import BAD_LINES, at, large_log, pipeline_events, run_event, write_ndjson
+from tests.graph.events import (
+    BAD_LINES,
+    at,
+    demo_events,
+    large_log,
+    parent_events,
+    pipeline_events,
+    run_event,
+    write_ndjson,
+)
 from tests.graph.pages import embedded_data
 
 pytestmark = pytest.mark.spark
@@ -74,6 +83,7 @@ def test_the_spark_page_equals_the_one_process_page(spark: Any, tmp_path: Path) 
     folder = tmp_path / "log"
     write_ndjson(folder / "part-1.ndjson", pipeline_events(), [line for line, _ in BAD_LINES])
     write_ndjson(folder / "part-2.ndjson", tricky_events() + large_log(600, seed=5))
+    write_ndjson(folder / "part-3.ndjson", demo_events() + parent_events())
     local = build_graph(read_events([str(folder)]))
     local_page = write_page(local, tmp_path / "local.html", title="t", sources=[str(folder)])
 
@@ -87,7 +97,13 @@ def test_the_spark_page_equals_the_one_process_page(spark: Any, tmp_path: Path) 
         del data["generated"]  # the only difference: when each page was written
     assert spark_data == local_data
     busy = next(j for j in on_spark.jobs if j.name == "busy")
-    assert (busy.runs_total, len(busy.runs), busy.runs[0].run_id) == (30, 20, "busy-29")
+    assert (busy.runs_total, len(busy.runs), busy.runs[0].run_id) == (30, 30, "busy-29")  # every run kept
+    assert len(on_spark.parents) == 3 + 2  # the demo's application and its jobs; the DAG and its tasks
+    task = next(j for j in on_spark.jobs if j.name == "dag.task_a")
+    assert {r.run_id: r.parent for r in task.runs} == {
+        "task-a-1": ("airflow", "dag", "dag-run-1"),
+        "task-a-2": ("airflow", "dag", "dag-run-2"),  # its latest event's parent
+    }
     tricky = {r.run_id: (r.state, r.error) for r in next(j for j in on_spark.jobs if j.name == "tricky").runs}
     assert tricky == {
         "r1": ("COMPLETE", None),

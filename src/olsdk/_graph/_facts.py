@@ -22,6 +22,7 @@ from olsdk.models import (
     Dataset,
     ErrorMessageRunFacet,
     EventType,
+    ParentRunFacet,
     SchemaDatasetFacet,
 )
 
@@ -43,6 +44,7 @@ __all__ = [
 SCHEMA_KEY: Final = key_of(SchemaDatasetFacet)
 COLUMN_LINEAGE_KEY: Final = key_of(ColumnLineageDatasetFacet)
 ERROR_MESSAGE_KEY: Final = key_of(ErrorMessageRunFacet)
+PARENT_KEY: Final = key_of(ParentRunFacet)
 
 TERMINAL_TYPES: Final = (EventType.COMPLETE.value, EventType.FAIL.value, EventType.ABORT.value)
 ACTIVE_TYPES: Final = (EventType.START.value, EventType.RUNNING.value)
@@ -107,6 +109,7 @@ class EventFacts:
     event_type: str | None = None
     time: str = NO_TIME
     error: str | None = None
+    parent: tuple[str, str, str] | None = None  # the parent run: job namespace, job name, run id
     inputs: list[tuple[str, str]] = field(default_factory=list)
     outputs: list[tuple[str, str]] = field(default_factory=list)
     datasets: list[DatasetFacts] = field(default_factory=list)
@@ -206,6 +209,22 @@ def _dataset(item: Any, where: str, facts: EventFacts) -> DatasetFacts | None:
     return dataset
 
 
+def _parent(facet: Any, facts: EventFacts) -> tuple[str, str, str] | None:
+    """(job namespace, job name, run id) of the parent run facet, or None with a note saying why."""
+    job = facet.get("job") if isinstance(facet, Mapping) else None
+    run = facet.get("run") if isinstance(facet, Mapping) else None
+    namespace = _text(job.get("namespace")) if isinstance(job, Mapping) else None
+    name = _text(job.get("name")) if isinstance(job, Mapping) else None
+    run_id = _text(run.get("runId")) if isinstance(run, Mapping) else None
+    if namespace is None or name is None or run_id is None:
+        facts.notes.append(f"{PARENT_KEY} facet: job.namespace, job.name or run.runId missing")
+        return None
+    if (namespace, name, run_id) == (*(facts.job or ("", "")), facts.run_id):
+        facts.notes.append(f"{PARENT_KEY} facet: names the run itself")
+        return None
+    return (namespace, name, run_id)
+
+
 def extract(event: Mapping[str, Any]) -> EventFacts:
     """The graph facts of one event whose identity `_read.identity_problem` accepted."""
     kind = event_kind(event)
@@ -237,6 +256,8 @@ def extract(event: Mapping[str, Any]) -> EventFacts:
         error = run_facets.get(ERROR_MESSAGE_KEY)
         if isinstance(error, Mapping) and _text(error.get("message")):
             facts.error = error["message"][:MAX_ERROR_CHARS]
+        if PARENT_KEY in run_facets:
+            facts.parent = _parent(run_facets[PARENT_KEY], facts)
     for side, target in (("inputs", facts.inputs), ("outputs", facts.outputs)):
         items = event.get(side)
         if items is None:
@@ -262,6 +283,9 @@ def facts_json(facts: EventFacts) -> str:
             "event_type": facts.event_type,
             "time": facts.time,
             "error": facts.error,
+            "parent": None
+            if facts.parent is None
+            else {"namespace": facts.parent[0], "name": facts.parent[1], "run_id": facts.parent[2]},
             "inputs": [{"namespace": ns, "name": n} for ns, n in facts.inputs],
             "outputs": [{"namespace": ns, "name": n} for ns, n in facts.outputs],
             "datasets": [

@@ -10,7 +10,10 @@ follow, so that they agree:
 * a job's runs are ordered latest first by (start, last event, run id), its state is
   that of its latest run, and the page keeps its :data:`RUN_HISTORY` latest runs;
 * a dataset's fields come from the schema facet of its latest event that has one
-  (ties broken by the fields' text); column lineage is the union over all events.
+  (ties broken by the fields' text); column lineage is the union over all events;
+* a run's parent is the parent run facet of its latest event that has one; a parent
+  job -> child job link is the union over all events (a job is never its own parent
+  link), and the parent job is a node even without events of its own.
 """
 
 from __future__ import annotations
@@ -44,11 +47,12 @@ __all__ = [
     "GraphBuilder",
     "JobNode",
     "LineageGraph",
+    "ParentLink",
     "RunSummary",
     "build_graph",
 ]
 
-RUN_HISTORY: Final = 20
+RUN_HISTORY: Final = 1000  # runs kept per job: its history on the page (beyond: counted only)
 FAILED_RUNS: Final = 100
 UNREADABLE_SAMPLES: Final = 20
 RUNNING: Final = "RUNNING"
@@ -76,6 +80,24 @@ class Edge:
         return (self.dataset_namespace, self.dataset_name)
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class ParentLink:
+    """A run of the parent job started (or scheduled) a run of the child job (the parent run facet)."""
+
+    parent_namespace: str
+    parent_name: str
+    child_namespace: str
+    child_name: str
+
+    @property
+    def parent_key(self) -> JobKey:
+        return (self.parent_namespace, self.parent_name)
+
+    @property
+    def child_key(self) -> JobKey:
+        return (self.child_namespace, self.child_name)
+
+
 @dataclass(frozen=True, slots=True)
 class RunSummary:
     run_id: str
@@ -84,6 +106,7 @@ class RunSummary:
     last: str  # canonical UTC time of its latest event
     error: str | None
     events: int
+    parent: tuple[str, str, str] | None = None  # its parent run: job namespace, job name, run id
 
     def order_key(self) -> tuple[str, str, str]:
         return (self.start, self.last, self.run_id)
@@ -120,6 +143,7 @@ class LineageGraph:
     jobs: list[JobNode] = field(default_factory=list)
     datasets: list[DatasetNode] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
+    parents: list[ParentLink] = field(default_factory=list)
     events: dict[str, int] = field(default_factory=dict)  # readable events by kind
     unreadable: dict[str, int] = field(default_factory=dict)  # unreadable events by reason
     unreadable_samples: list[tuple[str, str]] = field(default_factory=list)  # (location, reason)
@@ -164,6 +188,13 @@ class LineageGraph:
                 }
                 for e in self.edges
             ],
+            "parents": [
+                {
+                    "parent": {"namespace": link.parent_namespace, "name": link.parent_name},
+                    "child": {"namespace": link.child_namespace, "name": link.child_name},
+                }
+                for link in self.parents
+            ],
             "events": dict(sorted(self.events.items())),
             "unreadable": dict(sorted(self.unreadable.items())),
             "notes": dict(sorted(self.notes.items())),
@@ -187,6 +218,9 @@ def _run_dict(run: RunSummary) -> dict[str, Any]:
         "last": run.last,
         "error": run.error,
         "events": run.events,
+        "parent": None
+        if run.parent is None
+        else {"namespace": run.parent[0], "name": run.parent[1], "run_id": run.parent[2]},
     }
 
 
@@ -213,6 +247,7 @@ class _RunAccumulator:
     terminal: tuple[str, int, str] | None = None
     active: bool = False
     error: tuple[str, str] | None = None
+    parent: tuple[str, tuple[str, str, str]] | None = None
     events: int = 0
 
     def add(self, facts: EventFacts) -> None:
@@ -232,6 +267,10 @@ class _RunAccumulator:
             candidate_error = (time, facts.error)
             if self.error is None or candidate_error > self.error:
                 self.error = candidate_error
+        if facts.parent is not None:
+            candidate_parent = (time, facts.parent)
+            if self.parent is None or candidate_parent > self.parent:
+                self.parent = candidate_parent
 
     def summary(self, run_id: str) -> RunSummary:
         return RunSummary(
@@ -241,6 +280,7 @@ class _RunAccumulator:
             last=self.last,
             error=None if self.error is None else self.error[1],
             events=self.events,
+            parent=None if self.parent is None else self.parent[1],
         )
 
 
@@ -251,6 +291,7 @@ class GraphBuilder:
         self._jobs: set[JobKey] = set()
         self._datasets: set[DatasetKey] = set()
         self._edges: set[Edge] = set()
+        self._parents: set[ParentLink] = set()
         self._runs: dict[tuple[str, str, str], _RunAccumulator] = {}
         self._fields: dict[DatasetKey, tuple[str, str]] = {}
         self._columns: set[tuple[str, str, ColumnEdge]] = set()
@@ -284,6 +325,8 @@ class GraphBuilder:
             for direction, datasets in (("input", facts.inputs), ("output", facts.outputs)):
                 for ds_ns, ds_name in datasets:
                     self._edges.add(Edge(direction, job_ns, job_name, ds_ns, ds_name))
+            if facts.parent is not None and facts.parent[:2] != facts.job:
+                self._parents.add(ParentLink(facts.parent[0], facts.parent[1], job_ns, job_name))
             if facts.run_id is not None:
                 key = (job_ns, job_name, facts.run_id)
                 accumulator = self._runs.get(key)
@@ -307,6 +350,7 @@ class GraphBuilder:
             jobs=self._jobs,
             datasets=self._datasets,
             edges=self._edges,
+            parents=self._parents,
             runs=runs,
             fields={key: value[1] for key, value in self._fields.items()},
             columns=self._columns,
@@ -336,6 +380,7 @@ def build_from_parts(
     runs_by_state: dict[str, int] | None = None,
     job_totals: dict[JobKey, dict[str, int]] | None = None,
     failed_runs: list[tuple[str, str, RunSummary]] | None = None,
+    parents: Iterable[ParentLink] = (),
 ) -> LineageGraph:
     """A `LineageGraph` from aggregated parts, sorted so that equal inputs give equal graphs.
 
@@ -358,13 +403,16 @@ def build_from_parts(
         failed_runs = [
             (ns, name, run) for (ns, name), job_runs in runs_by_job.items() for run in job_runs if run.state == FAIL
         ]
-    # an edge names its job and dataset: they are nodes even without an event of their own
+    parent_list = sorted({link for link in parents if link.parent_key != link.child_key})
+    # an edge names its job and dataset, a link its jobs: they are nodes even without an event of their own
     job_keys = {*jobs, *runs_by_job, *(e.job_key for e in edge_list)}
+    job_keys |= {link.parent_key for link in parent_list} | {link.child_key for link in parent_list}
     dataset_keys = {*datasets, *(e.dataset_key for e in edge_list)}
     return LineageGraph(
         jobs=_job_nodes(job_keys, runs_by_job, job_totals),
         datasets=_dataset_nodes(dataset_keys, fields, columns),
         edges=edge_list,
+        parents=parent_list,
         events=dict(events),
         unreadable=dict(unreadable),
         unreadable_samples=list(unreadable_samples),

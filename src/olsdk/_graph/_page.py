@@ -22,13 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from olsdk._graph._layout import NODE_HEIGHT, NODE_WIDTH, layered_layout
-from olsdk._graph._model import DatasetKey, DatasetNode, JobNode, LineageGraph
+from olsdk._graph._model import DatasetKey, DatasetNode, JobKey, JobNode, LineageGraph
 
 __all__ = ["PAGE_DATA_VERSION", "page_data", "render_page", "write_page"]
 
 DEFAULT_TITLE = "Lineage"
-PAGE_DATA_VERSION = 1  # the page's `VERSION`: `olsdkLineage.update` refuses data of another
+PAGE_DATA_VERSION = 2  # the page's `VERSION`: `olsdkLineage.update` refuses data of another
 _PLACEHOLDER = re.compile(r"@@(TITLE|CSS|JS|DATA|CONNECT|LIVE)@@")
+# A long history of failures must not make the page huge: the latest runs' errors are kept whole,
+# older ones shortened (the events hold them in full; `olsdk inspect` lists them).
+FULL_ERRORS = 20
+SHORT_ERROR_CHARS = 300
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
@@ -45,7 +49,7 @@ def page_data(
     dataset_index = {dataset.key: i for i, dataset in enumerate(graph.datasets)}
     job_index = {job.key: len(graph.datasets) + i for i, job in enumerate(graph.jobs)}
     nodes = [_dataset_node(dataset, dataset_index) for dataset in graph.datasets]
-    nodes += [_job_node(job) for job in graph.jobs]
+    nodes += [_job_node(job, job_index) for job in graph.jobs]
     # input: dataset -> job; output: job -> dataset
     pairs = [
         (dataset_index[e.dataset_key], job_index[e.job_key])
@@ -53,7 +57,9 @@ def page_data(
         else (job_index[e.job_key], dataset_index[e.dataset_key])
         for e in graph.edges
     ]
-    layout = layered_layout(len(nodes), pairs)
+    # parent job -> child job: laid out like data edges, so that a parent sits before its children
+    links = [(job_index[link.parent_key], job_index[link.child_key]) for link in graph.parents]
+    layout = layered_layout(len(nodes), pairs + links)
     for i, node in enumerate(nodes):
         node["x"], node["y"] = layout.x[i], layout.y[i]
     return {
@@ -65,6 +71,9 @@ def page_data(
         "size": [layout.width, layout.height],
         "nodes": nodes,
         "edges": [_drawn_edge(source, target, layout.bends.get(i)) for i, (source, target) in enumerate(pairs)],
+        "parents": [
+            _drawn_edge(parent, child, layout.bends.get(len(pairs) + i)) for i, (parent, child) in enumerate(links)
+        ],
         "summary": {
             "events": dict(sorted(graph.events.items())),
             "unreadable": graph.unreadable,
@@ -96,8 +105,17 @@ def _dataset_node(dataset: DatasetNode, dataset_index: dict[DatasetKey, int]) ->
     return node
 
 
-def _job_node(job: JobNode) -> dict[str, Any]:
-    """A job, its latest run's state, its run counts and its latest runs."""
+def _job_node(job: JobNode, job_index: dict[JobKey, int]) -> dict[str, Any]:
+    """A job, its latest run's state, its run counts and its latest runs (with their parent run, if any)."""
+    runs: list[list[Any]] = []
+    for position, r in enumerate(job.runs):
+        error = r.error
+        if error is not None and position >= FULL_ERRORS and len(error) > SHORT_ERROR_CHARS:
+            error = f"{error[:SHORT_ERROR_CHARS]}… ({len(error) - SHORT_ERROR_CHARS:,} more characters)"
+        run: list[Any] = [r.run_id, r.state, r.start, r.last, error, r.events]
+        if r.parent is not None:
+            run += [job_index[r.parent[:2]], r.parent[2]]
+        runs.append(run)
     return {
         "k": "j",
         "ns": job.namespace,
@@ -105,7 +123,7 @@ def _job_node(job: JobNode) -> dict[str, Any]:
         "st": job.state,
         "rt": job.runs_total,
         "sc": job.state_counts,
-        "runs": [[r.run_id, r.state, r.start, r.last, r.error, r.events] for r in job.runs],
+        "runs": runs,
     }
 
 

@@ -37,6 +37,7 @@ from olsdk._graph._model import (
     Edge,
     JobKey,
     LineageGraph,
+    ParentLink,
     RunSummary,
     build_from_parts,
 )
@@ -59,6 +60,10 @@ FACTS_SCHEMA = StructType(
         StructField("event_type", StringType()),
         StructField("time", StringType()),
         StructField("error", StringType()),
+        StructField(
+            "parent",
+            StructType([StructField(n, StringType()) for n in ("namespace", "name", "run_id")]),
+        ),
         StructField("inputs", ArrayType(_name_struct())),
         StructField("outputs", ArrayType(_name_struct())),
         StructField(
@@ -124,6 +129,7 @@ def _counts(frame: Any, column: str) -> dict[str, int]:
 
 
 def _run_summary(row: Any) -> RunSummary:
+    parent = row["parent"]
     return RunSummary(
         run_id=row["run_id"],
         state=row["state"],
@@ -131,6 +137,7 @@ def _run_summary(row: Any) -> RunSummary:
         last=row["last"],
         error=row["error"],
         events=row["events"],
+        parent=None if parent is None else (parent["namespace"], parent["name"], parent["run_id"]),
     )
 
 
@@ -150,6 +157,7 @@ class _GraphParts:
     """The nodes and edges of the graph, and what the page shows of each dataset."""
 
     edges: list[Edge]
+    parents: list[ParentLink]
     jobs: list[JobKey]
     datasets: list[DatasetKey]
     fields: dict[DatasetKey, str]  # the latest schema, as `facts_json` wrote it
@@ -192,6 +200,7 @@ def lineage_page(
         jobs=parts.jobs,
         datasets=parts.datasets,
         edges=parts.edges,
+        parents=parts.parents,
         runs=runs.latest,
         fields=parts.fields,
         columns=parts.columns,
@@ -220,10 +229,17 @@ def _event_counts(rows: Any, facts: Any) -> _EventCounts:
 
 
 def _graph_parts(facts: Any) -> _GraphParts:
-    """Edges through `lineage_edges`; each dataset's latest schema; column lineage, distinct."""
+    """Edges through `lineage_edges`; parent job -> child job links; each dataset's latest schema; column lineage."""
     edges = [
         Edge(r["direction"], r["job_namespace"], r["job_name"], r["dataset_namespace"], r["dataset_name"])
         for r in lineage_edges(facts).collect()
+    ]
+    parents = [
+        ParentLink(r[0], r[1], r[2], r[3])
+        for r in facts.where(F.col("parent").isNotNull() & F.col("job").isNotNull())
+        .select("parent.namespace", "parent.name", "job.namespace", "job.name")
+        .distinct()
+        .collect()
     ]
     jobs = [
         (r[0], r[1])
@@ -249,7 +265,7 @@ def _graph_parts(facts: Any) -> _GraphParts:
         .distinct()
         .collect()
     ]
-    return _GraphParts(edges=edges, jobs=jobs, datasets=datasets, fields=fields, columns=columns)
+    return _GraphParts(edges=edges, parents=parents, jobs=jobs, datasets=datasets, fields=fields, columns=columns)
 
 
 def _run_summaries(facts: Any) -> Any:
@@ -266,6 +282,8 @@ def _run_summaries(facts: Any) -> Any:
             F.max(F.when(terminal, F.struct("time", rank[F.col("event_type")], "event_type"))).alias("terminal"),
             F.max(F.col("event_type").isin(*ACTIVE_TYPES)).alias("active"),
             F.max(F.when(F.col("error").isNotNull(), F.struct("time", "error"))).getField("error").alias("error"),
+            # the parent of its latest event that names one (at the same time, the greater parent)
+            F.max(F.when(F.col("parent").isNotNull(), F.struct("time", "parent"))).getField("parent").alias("parent"),
             F.count(F.lit(1)).alias("events"),
         )
         .withColumn(

@@ -6,7 +6,7 @@
 
   // The page's data (the JSON block, or what `olsdkLineage.update` was given last) and
   // what is derived from it; `load` replaces them all (see "Feeding the page live").
-  const VERSION = 1;
+  const VERSION = 2;
   let DATA = null, NODES = [], EDGES = [];
   let NW = 250, NH = 46, WORLD_W = 1, WORLD_H = 1;
   const STATES = ["COMPLETE", "FAIL", "RUNNING", "ABORT", "OTHER"];
@@ -16,6 +16,7 @@
   const LABEL = {
     COMPLETE: "Complete", FAIL: "Failed", RUNNING: "Running", ABORT: "Aborted", OTHER: "Other", NONE: "No runs",
   };
+  const PARENT_LINK = "#7c8594";
   const INK = "#1f2430", MUTED = "#69707d", UP = "#d9480f", DOWN = "#6741d9", FIELD = "#0c8599", MATCH = "#f59f00";
   const DATASET_FILL = "#e8f1fb", DATASET_EDGE = "#86a9d6", DATASET_ICON = "#4a78b5", DATASET_DOT = "#8fb1dc";
   const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "DejaVu Sans", sans-serif';
@@ -49,8 +50,12 @@
 
   // ---- graph structure ----------------------------------------------------------
   let outEdges = [], inEdges = [], GEO = [];
+  // parent job -> child job links (the parent run facet), their geometry, and per node its links
+  let PARENTS = [], PGEO = [], parentLinks = [], childLinks = [];
+  // "parent job index \0 parent run id" -> [[child job index, run]]: the runs a run started
+  let childRuns = null;
   // Column lineage, downstream direction: "dataset index \0 field" -> [[dataset, field]].
-  let usedBy = new Map();
+  let usedBy = null;
 
   function edgeGeometry(edge) {
     const s = NODES[edge[0]], t = NODES[edge[1]];
@@ -82,26 +87,47 @@
       inEdges[edge[1]].push(i);
     });
     GEO = EDGES.map(edgeGeometry);
-    usedBy = new Map();
-    NODES.forEach((node, index) => {
-      for (const row of node.cl || []) {
-        if (row[1] < 0 || row[0] === null || row[4] === null) continue;
-        const key = `${row[1]}\u0000${row[4]}`;
-        if (!usedBy.has(key)) usedBy.set(key, []);
-        usedBy.get(key).push([index, row[0]]);
-      }
+    PARENTS = data.parents || [];
+    PGEO = PARENTS.map(edgeGeometry);
+    parentLinks = NODES.map(() => []);
+    childLinks = NODES.map(() => []);
+    PARENTS.forEach((link, i) => {
+      childLinks[link[0]].push(i);
+      parentLinks[link[1]].push(i);
     });
-    keyIndex = new Map(NODES.map((n, i) => [nodeKey(n), i]));
-    const degree = NODES.map((_, i) => inEdges[i].length + outEdges[i].length);
+    childRuns = usedBy = haystack = null; // made when first needed (the first frame does not wait for them)
+    const degree = NODES.map((_, i) => inEdges[i].length + outEdges[i].length + parentLinks[i].length + childLinks[i].length);
     ORDER = NODES.map((_, i) => i).sort((a, b) => degree[b] - degree[a] || NODES[a].n.length - NODES[b].n.length || a - b);
-    haystack = NODES.map((n) => `${n.n}\u0000${n.ns}`.toLowerCase());
     minimapScale();
     minimapImage = null;
   }
   // a node's identity across updates: kind, namespace, name
   const nodeKey = (n) => `${n.k}\u0000${n.ns}\u0000${n.n}`;
-  let keyIndex = new Map();
-  let haystack = [];
+  let haystack = null; // "name \0 namespace", lower case, for search
+
+  function grouped(rowsOf, keyOf, valueOf) {
+    const map = new Map();
+    NODES.forEach((node, index) => {
+      for (const row of rowsOf(node)) {
+        const key = keyOf(row);
+        if (key === null) continue;
+        if (!map.has(key)) map.set(key, []);
+        map.get(key).push(valueOf(index, row));
+      }
+    });
+    return map;
+  }
+  function runsStartedBy(key) {
+    if (!childRuns) childRuns = grouped((n) => n.runs || [], (run) => (run.length < 8 ? null : `${run[6]}\u0000${run[7]}`), (i, run) => [i, run]);
+    return childRuns.get(key) || [];
+  }
+  function fieldUsers(key) {
+    if (!usedBy) {
+      usedBy = grouped((n) => n.cl || [], (row) => (row[1] < 0 || row[0] === null || row[4] === null ? null : `${row[1]}\u0000${row[4]}`),
+        (i, row) => [i, row[0]]);
+    }
+    return usedBy.get(key) || [];
+  }
 
   // ---- state -------------------------------------------------------------------
   const canvas = $("canvas");
@@ -113,7 +139,7 @@
   let cssW = 0, cssH = 0;
   let selected = -1;
   let selectedField = null;
-  let lit = null; // {up, down, upEdges, downEdges}
+  let lit = null; // {up, down, upEdges, downEdges, family, familyLinks}
   let fieldNodes = null; // datasets in the selected field's upstream
   let matches = null; // search matches
   let hovered = -1;
@@ -139,7 +165,10 @@
     };
     const [up, upEdges] = walk(index, inEdges, 0);
     const [down, downEdges] = walk(index, outEdges, 1);
-    return { up, down, upEdges, downEdges };
+    // a job's parent and child jobs are not its data lineage, but they are shown with it
+    const familyLinks = new Set([...parentLinks[index], ...childLinks[index]]);
+    const family = new Set([...familyLinks].flatMap((k) => [PARENTS[k][0], PARENTS[k][1]]));
+    return { up, down, upEdges, downEdges, family, familyLinks };
   }
 
   // ---- drawing --------------------------------------------------------------------
@@ -218,6 +247,23 @@
     }
   }
 
+  function strokeLinks(list, color, width, arrows) {
+    if (!list.length) return;
+    ctx.beginPath();
+    for (const i of list) tracePath(PGEO[i]);
+    ctx.setLineDash([width * 1.2, width * 2.6]);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = width;
+    ctx.stroke();
+    ctx.setLineDash([]);
+    if (arrows) {
+      ctx.beginPath();
+      for (const i of list) arrowHead(PGEO[i], 7);
+      ctx.fillStyle = color;
+      ctx.fill();
+    }
+  }
+
   function draw() {
     pending = false;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -242,6 +288,16 @@
     strokeEdges(plain, lit ? "#e4e7ec" : "#aab2bf", Math.max(1.3, hair), arrows);
     strokeEdges(upList, UP, Math.max(2.2, 1.6 * hair), arrows);
     strokeEdges(downList, DOWN, Math.max(2.2, 1.6 * hair), arrows);
+    // parent run -> child job: dotted, dark when the selection is one of the two
+    const links = [], litLinks = [];
+    for (let i = 0; i < PGEO.length; i++) {
+      const g = PGEO[i];
+      if (g.x1 < vx0 || g.x0 > vx1 || g.y1 < vy0 || g.y0 > vy1) continue;
+      (lit && lit.familyLinks.has(i) ? litLinks : links).push(i);
+    }
+    strokeLinks(links, lit ? "#dee2e6" : PARENT_LINK, Math.max(1.4, hair), arrows);
+    strokeLinks(litLinks, INK, Math.max(2, 1.4 * hair), arrows);
+    graphApi.parentsDrawn = links.length + litLinks.length;
 
     // nodes; zoomed out, plain boxes, one path per colour and fade (a fill per box cost most of a frame)
     const labels = [];
@@ -251,7 +307,7 @@
       const n = NODES[i];
       const x = n.x - NW / 2, y = n.y - NH / 2;
       if (x > vx1 || x + NW < vx0 || y > vy1 || y + NH < vy0) continue;
-      const related = !lit || lit.up.has(i) || lit.down.has(i);
+      const related = !lit || lit.up.has(i) || lit.down.has(i) || lit.family.has(i);
       ctx.globalAlpha = related ? 1 : 0.22;
       const job = isJob(n);
       const stateColor = COLOR[stateOf(n)];
@@ -279,6 +335,15 @@
           ctx.lineWidth = 3;
           ctx.strokeStyle = stateColor;
           ctx.stroke();
+          if (n.pb) { // events stored with spec problems: a warning corner
+            ctx.beginPath();
+            ctx.moveTo(x + NW - 16, y + 3);
+            ctx.lineTo(x + NW - 3, y + 3);
+            ctx.lineTo(x + NW - 3, y + 16);
+            ctx.closePath();
+            ctx.fillStyle = "#f08c00";
+            ctx.fill();
+          }
         } else {
           // a cylinder: the usual picture of stored data
           const cx = x + 19, top = n.y - 7, w = 6.5;
@@ -337,7 +402,11 @@
       graphApi.ready = true;
       graphApi.renderedAt = performance.now();
       document.documentElement.setAttribute("data-rendered", "true");
-      setTimeout(() => { buildOutline(); graphApi.outlineAt = performance.now(); }, 0); // after the first frame is shown
+      setTimeout(() => { // after the first frame is shown; the mark includes the outline's style and layout
+        buildOutline();
+        void tree.offsetHeight;
+        graphApi.outlineAt = performance.now();
+      }, 0);
     }
   }
 
@@ -439,7 +508,7 @@
       if (!placed) continue;
       const [r, dx, dy, text] = placed;
       add(r);
-      const related = !lit || lit.up.has(i) || lit.down.has(i) || i === selected;
+      const related = !lit || lit.up.has(i) || lit.down.has(i) || lit.family.has(i);
       ctx.globalAlpha = related ? 1 : 0.35;
       const edge = i === selected ? INK : isJob(n) ? COLOR[stateOf(n)] : DATASET_EDGE;
       if (dy !== 0) { // a line from the name to its box
@@ -669,6 +738,7 @@
     let fieldHits = null; // node index -> matching field names
     if (query) {
       matches = new Set();
+      if (!haystack) haystack = NODES.map((n) => `${n.n}\u0000${n.ns}`.toLowerCase());
       haystack.forEach((text, i) => { if (text.includes(query)) matches.add(i); });
       const nodes = [...matches].sort((a, b) => rankByName(query, NODES[a].n) - rankByName(query, NODES[b].n) || a - b);
       fieldHits = new Map();
@@ -802,6 +872,7 @@
       for (const ns of [...byNamespace.keys()].sort(collate)) {
         const nsRow = rows.length;
         const group = groupRow(ns, byNamespace.get(ns).length, 2, kindRow, `${kind}\u0000${ns}`);
+        group.ul.style.containIntrinsicBlockSize = `auto ${byNamespace.get(ns).length * 21}px`; // until it is first laid out
         outer.ul.append(group.el);
         const members = byNamespace.get(ns).sort((a, b) => collate(NODES[a].n, NODES[b].n));
         for (const i of members) {
@@ -823,6 +894,7 @@
             word.textContent = LABEL[stateOf(node)];
             state.append(word);
             li.append(" ", state);
+            if (node.pb) li.append(el("span", { class: "oflag", title: "events stored with spec problems" }, `\u26a0 ${plural(node.pb, "event")} with spec problems`));
           }
           group.ul.append(li);
           rowOfNode[i] = rows.length;
@@ -1025,27 +1097,72 @@
     ];
   }
 
-  function showJob(index) {
+  // How long a run took, from its first to its latest event.
+  function took(run) {
+    const ms = Date.parse(run[3]) - Date.parse(run[2]);
+    if (!run[2] || !run[3] || !(ms >= 0)) return "";
+    if (ms < 1000) return `${ms} ms`;
+    if (ms < 60000) return `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
+    const minutes = Math.round(ms / 60000);
+    return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  }
+
+  const RUNS_SHOWN = 50; // rows shown at first; "Show all" shows the rest of the history
+  let allRunsOf = -1; // the job whose whole history is shown
+
+  function runItem(index, run) {
+    const children = runsStartedBy(`${index}\u0000${run[0]}`);
+    return el("li", { class: "run" },
+      el("div", { class: "head" }, el("span", { class: "dot", color: COLOR[run[1]] || COLOR.OTHER }),
+        el("b", null, LABEL[run[1]] || run[1]),
+        el("span", { class: "times" }, `${when(run[2])}${took(run) ? ` \u00b7 took ${took(run)}` : ""} \u00b7 ${plural(run[5], "event")}`)),
+      el("div", { class: "id", title: "run id" }, run[0]),
+      run.length >= 8 ? el("div", { class: "rel" }, "parent run ", el("span", { class: "id" }, run[7]), " of ", nodeLink(run[6])) : null,
+      children.length ? el("div", { class: "rel" }, `started ${plural(children.length, "run")}: `,
+        children.map(([child, childRun], k) => [k ? ", " : "", nodeLink(child), ` (${(LABEL[childRun[1]] || childRun[1]).toLowerCase()})`])) : null,
+      run[4] ? el("div", { class: "error", title: "error message" }, run[4]) : null,
+    );
+  }
+
+  function runHistory(index) {
     const n = NODES[index];
     const runs = n.runs || [];
+    if (!runs.length) return [el("h3", null, "Run history"), el("div", { class: "muted" }, "This job appears in job events only.")];
+    const all = allRunsOf === index || runs.length <= RUNS_SHOWN;
+    const shown = all ? runs : runs.slice(0, RUNS_SHOWN);
+    return [
+      el("h3", { id: "run-history" }, runs.length < (n.rt || 0) ? `Run history (latest ${runs.length.toLocaleString("en")} of ${n.rt.toLocaleString("en")})` : `Run history (${plural(runs.length, "run")})`),
+      // oldest to latest, one mark a run: the pattern of failures at a glance (the list says the same)
+      el("div", { class: "strip", "aria-hidden": "true" },
+        runs.slice().reverse().map((run) => el("span", { color: COLOR[run[1]] || COLOR.OTHER, title: `${LABEL[run[1]] || run[1]} \u00b7 ${when(run[2])}` }))),
+      el("ol", { class: "runs", "aria-labelledby": "run-history" }, shown.map((run) => runItem(index, run))),
+      all ? null : el("button", { type: "button", class: "more", onclick: () => {
+        allRunsOf = index;
+        showJob(index);
+        panel.querySelectorAll("ol.runs > li")[RUNS_SHOWN].querySelector(".id").scrollIntoView({ block: "nearest" });
+      } }, `Show all ${runs.length.toLocaleString("en")} runs`),
+    ];
+  }
+
+  function showJob(index) {
+    const n = NODES[index];
+    if (allRunsOf !== index) allRunsOf = -1;
+    const parents = parentLinks[index].map((k) => PARENTS[k][0]), children = childLinks[index].map((k) => PARENTS[k][1]);
+    const top = panel.scrollTop;
     fill(panel,
       ...header(n),
       el("dl", null,
         el("dt", null, "latest run"), el("dd", null, n.st ? badge(n.st) : "no runs in these events"),
         el("dt", null, "runs"), el("dd", null, `${n.rt || 0}`,
-          Object.entries(n.sc || {}).map(([state, count]) => el("span", { class: "muted" }, ` \u00b7 ${count} ${LABEL[state] || state}`)))),
+          Object.entries(n.sc || {}).map(([state, count]) => el("span", { class: "muted" }, ` \u00b7 ${count} ${LABEL[state] || state}`))),
+        n.pb ? [el("dt", null, "spec problems"), el("dd", { class: "flag" }, `\u26a0 ${plural(n.pb, "event")} stored with problems`)] : null),
+      parents.length ? neighbourList("Parent jobs", parents) : null,
+      children.length ? neighbourList("Child jobs", children) : null,
       ...neighbourList("Reads", inEdges[index].map((e) => EDGES[e][0])),
       ...neighbourList("Writes", outEdges[index].map((e) => EDGES[e][1])),
-      el("h3", null, runs.length < (n.rt || 0) ? `Runs (latest ${runs.length} of ${n.rt})` : `Runs (${runs.length})`),
-      runs.length ? runs.map((run) => el("div", { class: "run" },
-        el("div", { class: "head" }, el("span", { class: "dot", color: COLOR[run[1]] || COLOR.OTHER }),
-          el("b", null, LABEL[run[1]] || run[1])),
-        el("div", { class: "id", title: "run id" }, run[0]),
-        el("div", { class: "times" }, `started ${when(run[2])} \u00b7 last event ${when(run[3])} \u00b7 ${plural(run[5], "event")}`),
-        run[4] ? el("div", { class: "error", title: "error message" }, run[4]) : null,
-      )) : el("div", { class: "muted" }, "This job appears in job events only."),
+      ...runHistory(index),
     );
-    panel.scrollTop = 0;
+    panel.scrollTop = allRunsOf === index ? top : 0;
   }
 
   function fieldsOf(node) {
@@ -1113,7 +1230,7 @@
         el("span", { class: "ftype" }, type));
       if (!chosen) return row;
       const tree = upstreamTree(index, name);
-      const users = usedBy.get(`${index}\u0000${name}`) || [];
+      const users = fieldUsers(`${index}\u0000${name}`);
       return [row, el("div", { class: "field-detail", id: `field-detail-${position}`, role: "region", "aria-label": `column lineage of ${name}` },
         el("div", { class: "hint" },
           el("b", null, "Comes from"),
@@ -1146,6 +1263,23 @@
     ];
   }
 
+  // A server that validates what it stores (olsdk serve) says which rules events broke, by
+  // producer, and flags each job with events stored with problems (`pb`).
+  function specProblems(S) {
+    const byProducer = Object.entries(S.specProblemsByProducer || {}).sort((a, b) => sum(b[1]) - sum(a[1]));
+    const flagged = NODES.map((n, i) => [n, i]).filter(([n]) => n.pb).sort((a, b) => b[0].pb - a[0].pb).slice(0, 12);
+    return [
+      el("h3", { id: "spec-problems" }, "Stored with spec problems"),
+      el("div", { class: "muted" }, "Events that break the OpenLineage spec but could be read, by rule:"),
+      countList(S.specProblems, 20),
+      byProducer.length ? [el("h4", null, "By producer"), byProducer.slice(0, 10).map(([producer, rules]) => [
+        el("div", { class: "counts" }, el("b", null, producer), el("span", { class: "n" }, sum(rules).toLocaleString("en"))),
+        el("div", { class: "nested" }, countList(rules, 10))])] : null,
+      flagged.length ? [el("h4", null, "Jobs with such events"), el("ul", { class: "plain" }, flagged.map(([n, i]) => el("li", null,
+        nodeLink(i), el("span", { class: "muted" }, ` \u00b7 ${plural(n.pb, "event")}`))))] : null,
+    ];
+  }
+
   function showOverview() {
     const S = DATA.summary;
     const failing = NODES.map((n, i) => [n, i]).filter(([n]) => n.st === "FAIL").slice(0, 12);
@@ -1164,6 +1298,7 @@
       failing.length ? [el("h3", null, "Jobs whose latest run failed"), el("ul", { class: "plain" }, failing.map(([n, i]) => el("li", null,
         nodeLink(i), n.runs && n.runs[0] && n.runs[0][4] ? el("div", { class: "error" }, n.runs[0][4]) : null)))] : null,
       unreadable ? [el("h3", { id: "not-read" }, "Events not read"), countList(S.unreadable, 20)] : null,
+      sum(S.specProblems) ? specProblems(S) : null,
       sum(S.notes) ? [el("h3", null, "Parts of events left out"), countList(S.notes, 20)] : null,
       el("h3", null, "Producers"), countList(S.producers, 10),
       el("h3", null, "Facets seen (events)"), countList(S.facetKeys, 30),
@@ -1196,6 +1331,10 @@
         type: "button", class: "chip warn", id: "unreadable-chip", title: "events that could not be read",
         onclick: () => { select(-1, null, false); const target = $("not-read"); if (target) target.scrollIntoView(); },
       }, "\u26a0 ", el("b", null, unreadable.toLocaleString("en")), " unreadable") : null,
+      sum(S.specProblems) ? el("button", {
+        type: "button", class: "chip warn", id: "spec-chip", title: "events stored with spec problems",
+        onclick: () => { select(-1, null, false); const target = $("spec-problems"); if (target) target.scrollIntoView(); },
+      }, "\u26a0 ", el("b", null, sum(S.specProblems).toLocaleString("en")), " spec problems") : null,
       chip(sum(S.events), "events"),
     );
     fill($("legend"),
@@ -1206,6 +1345,7 @@
       el("span", null, el("i", { class: "swatch line", color: DOWN }), "downstream"),
       el("span", null, el("i", { class: "swatch", color: DATASET_DOT }), "dataset"),
       el("span", null, el("i", { class: "swatch line", color: FIELD }), "field source"),
+      PARENTS.length ? el("span", null, el("i", { class: "swatch dotted" }), "parent run \u2192 job") : null,
     );
   }
 
@@ -1222,12 +1362,16 @@
     const at = before ? [view.x + before.x * view.s, view.y + before.y * view.s] : null;
     const keepField = selectedField;
     const scroll = panel.scrollTop;
+    // focus in the details: on a field's button (its name), else on what is replaced (the heading)
+    const panelFocus = panel.contains(document.activeElement) ? document.activeElement.dataset.field ?? null : undefined;
     load(data);
-    const index = before ? keyIndex.get(nodeKey(before)) ?? -1 : -1;
+    const key = before ? nodeKey(before) : null;
+    const index = key === null ? -1 : NODES.findIndex((n) => nodeKey(n) === key);
     start();
     if (fitted) fit();
     else if (index >= 0 && at) { view.x = at[0] - NODES[index].x * view.s; view.y = at[1] - NODES[index].y * view.s; }
     select(index, index >= 0 ? keepField : null, false);
+    if (panelFocus !== undefined) focusPanel(index >= 0 ? panelFocus : null);
     panel.scrollTop = scroll;
     if (search.value.trim()) runSearch(); else request();
     graphApi.updates += 1;
