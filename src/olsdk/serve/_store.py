@@ -24,13 +24,16 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError
 
 from olsdk._exceptions import ConfigError, Problem
-from olsdk._graph._facts import NO_TIME, ColumnEdge, EventFacts
+from olsdk._graph._facts import FAIL, NO_TIME, ColumnEdge, EventFacts
 from olsdk._graph._model import (  # the graph's own run rule, so the page and the API agree
+    FAILED_RUNS,
+    RUN_HISTORY,
     Edge,
     LineageGraph,
     RunSummary,
     _RunAccumulator,
     build_from_parts,
+    run_state,
 )
 from olsdk.serve import _schema as t
 
@@ -460,12 +463,13 @@ class Store:
                     "job_name": clean(run.job_name),
                     "created_at": run.first,
                     "updated_at": run.last,
-                    "start_time": accumulator.start,
+                    "start_time": accumulator.start or NO_TIME,
                     "last_time": accumulator.last,
                     "terminal_time": None if terminal is None else terminal[0],
                     "terminal_rank": None if terminal is None else terminal[1],
                     "terminal_type": None if terminal is None else terminal[2],
                     "active": accumulator.active,
+                    "state": run_state(terminal, accumulator.active),
                     "error_time": None if accumulator.error is None else accumulator.error[0],
                     "error": None if accumulator.error is None else clean(accumulator.error[1]),
                     "events": accumulator.events,
@@ -505,7 +509,38 @@ class Store:
             Edge(r.direction, r.job_namespace, r.job_name, r.dataset_namespace, r.dataset_name)
             for r in conn.execute(select(t.edges))
         ]
-        run_list = [(r.job_namespace, r.job_name, run_summary(r)) for r in conn.execute(select(t.runs))]
+        # As the Spark path does: each job's latest runs and the failed ones, with counts made
+        # by the database, so that 100,000 runs cost one sort, not 100,000 summaries.
+        run_columns = [c for c in t.runs.c if c.name not in ("facets", "facet_times")]
+        start = t.runs.c.start_time
+        latest = select(
+            *run_columns,
+            func.row_number()
+            .over(
+                partition_by=t.runs.c.job_key,
+                order_by=(start.desc(), t.runs.c.last_time.desc(), t.runs.c.run_id.desc()),
+            )
+            .label("place"),
+        ).subquery()
+        run_list = [
+            (r.job_namespace, r.job_name, run_summary(r))
+            for r in conn.execute(select(latest).where(latest.c.place <= RUN_HISTORY))
+        ]
+        failed_query = (
+            select(*run_columns)
+            .where(t.runs.c.state == FAIL)
+            .order_by(start.desc(), t.runs.c.last_time.desc(), t.runs.c.run_id.desc())
+            .limit(FAILED_RUNS)
+        )
+        failed = [(r.job_namespace, r.job_name, run_summary(r)) for r in conn.execute(failed_query)]
+        totals: dict[tuple[str, str], dict[str, int]] = {}
+        by_state: Counter[str] = Counter()
+        count_query = select(t.runs.c.job_namespace, t.runs.c.job_name, t.runs.c.state, func.count()).group_by(
+            t.runs.c.job_key, t.runs.c.job_namespace, t.runs.c.job_name, t.runs.c.state
+        )
+        for ns, name, state, count in conn.execute(count_query):
+            totals.setdefault((ns, name), {})[state] = int(count)
+            by_state[state] += int(count)
         columns = [
             (
                 r.dataset_namespace,
@@ -534,6 +569,9 @@ class Store:
             notes=self.counters(conn, "note"),
             producers=self.counters(conn, "producer"),
             facet_keys=self.counters(conn, "facet"),
+            runs_by_state=dict(by_state),
+            job_totals=totals,
+            failed_runs=failed,
         )
 
     def flagged_jobs(self) -> dict[tuple[str, str], int]:
@@ -564,7 +602,7 @@ def _accumulator_of(row: Any) -> _RunAccumulator:
     terminal = None if row.terminal_type is None else (row.terminal_time, row.terminal_rank, row.terminal_type)
     error = None if row.error is None else (row.error_time, row.error)
     return _RunAccumulator(
-        start=row.start_time,
+        start=row.start_time or None,  # stored as "" when no event had a time
         last=row.last_time,
         terminal=terminal,
         active=bool(row.active),
