@@ -94,6 +94,7 @@ bench: setup spec
 	$(PY) -m bench.graph
 	$(PY) -m bench.reliability
 	$(PY) -m bench.validate
+	$(PY) -m bench.serve
 
 # The client, naming, facets and Spark-listener tests on models generated from an
 # older offered snapshot, e.g. `make test-spec-1.30.0`: a copy of the package in

@@ -33,11 +33,13 @@ PRODUCER = "https://example.com/olsdk-serve-tests"
 class ServeProcess:
     """``olsdk serve`` in a child process; `url` once it listens."""
 
-    def __init__(self, home: Path, db: str, *args: str, env: dict[str, str] | None = None, timeout: float = 60) -> None:
+    def __init__(
+        self, home: Path, db: str | None, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+    ) -> None:
         self.home = home
         code = "import sys; from olsdk._cli import main; sys.exit(main(sys.argv[1:]))"
         self.process = subprocess.Popen(
-            [sys.executable, "-c", code, "serve", "--port", "0", "--db", db, *args],
+            [sys.executable, "-c", code, "serve", "--port", "0", *(["--db", db] if db else []), *args],
             cwd=home,
             env=child_env(home, **(env or {})),
             stdin=subprocess.DEVNULL,

@@ -447,19 +447,22 @@ class ServeApp:
 
     async def live(self, _request: Request) -> Response:
         """The page's feed (docs/graph.md, "Feeding the page live"): Server-Sent Events named
-        ``graph``, the whole page data each time: at once, then after each change (coalesced)."""
+        ``graph``, the whole page data each time: at once, then after each change, at most one
+        per `COALESCE_SECONDS` (the first change of a quiet stream goes out at once)."""
         signal = self.signal
         assert signal is not None
 
         async def messages() -> AsyncIterator[bytes]:
             yield b"retry: 2000\n\n"
             sent: tuple[int, int] | None = None
+            sent_at = 0.0
+            loop = asyncio.get_running_loop()
             while not self.closing.is_set():
                 seen = signal.version
                 cursor, text = await run_in_threadpool(self._live_payload)
                 if cursor != sent:
                     yield b"event: graph\ndata: " + text.encode() + b"\n\n"
-                    sent = cursor
+                    sent, sent_at = cursor, loop.time()
                 changed = asyncio.ensure_future(signal.wait(seen, HEARTBEAT_SECONDS))
                 closing = asyncio.ensure_future(self.closing.wait())
                 try:
@@ -469,8 +472,8 @@ class ServeApp:
                     closing.cancel()
                 if signal.version == seen:
                     yield b": still here\n\n"  # a heartbeat: proxies and browsers keep the stream open
-                else:
-                    await asyncio.sleep(COALESCE_SECONDS)  # one layout for the events of the next moment too
+                else:  # at most one layout per COALESCE_SECONDS: a burst of events makes one update
+                    await asyncio.sleep(max(0.0, sent_at + COALESCE_SECONDS - loop.time()))
 
         return StreamingResponse(
             messages(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}

@@ -46,6 +46,20 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--max-body-mb", type=float, default=16.0, help="largest request body, before and after gzip (default: 16)"
     )
+    parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds for a request body to arrive (default: 30)",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds for a request line and headers to arrive (default: 10)",
+    )
     parser.set_defaults(handler=run_serve)
 
 
@@ -81,6 +95,8 @@ def run_serve(args: argparse.Namespace) -> int:
             port=args.port,
             api_key=_api_key(args),
             max_body_bytes=max(1024, int(args.max_body_mb * MIB)),
+            body_timeout=max(0.1, args.body_timeout),
+            header_timeout=max(0.1, args.header_timeout),
             **({"db": args.db} if args.db else {}),
             **({"title": args.title} if args.title else {}),
         )

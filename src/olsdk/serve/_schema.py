@@ -155,12 +155,13 @@ runs = Table(
     Column("job_name", Text, nullable=False),
     Column("created_at", _TIME, nullable=False),
     Column("updated_at", _TIME, nullable=False),
-    Column("start_time", _TIME),
+    Column("start_time", _TIME, nullable=False),  # "" when no event had a time (sorts first)
     Column("last_time", _TIME, nullable=False),
     Column("terminal_time", _TIME),
     Column("terminal_rank", Integer),
     Column("terminal_type", String(16)),
     Column("active", Boolean, nullable=False),
+    Column("state", String(16), nullable=False),  # the graph's run state (COMPLETE, FAIL, ..., RUNNING, OTHER)
     Column("error_time", _TIME),
     Column("error", Text),
     Column("events", Integer, nullable=False),
@@ -168,7 +169,8 @@ runs = Table(
     Column("facet_times", Text, nullable=False),
     Column("invalid_events", Integer, nullable=False),
     Index("runs_run_key", "run_key"),
-    Index("runs_job_order", "job_key", "start_time"),
+    Index("runs_job_order", "job_key", "start_time", "last_time", "run_id"),  # a job's runs, latest first
+    Index("runs_state", "state"),
 )
 
 column_edges = Table(

@@ -1,0 +1,228 @@
+"""`python -m bench.serve`: what `olsdk serve` ingests, how fast the page follows, a lineage query.
+
+Rows, each on SQLite (a file, WAL, synchronous=FULL) and on PostgreSQL (a throwaway
+cluster of Debian's binaries, fsync on, `tests.serve.postgres`), against the real
+server process on 127.0.0.1 (`tests.serve.harness.ServeProcess`):
+
+- ingest, single: one producer posting events one by one (keep-alive), events/s;
+- ingest, 8 producers: eight threads posting one by one at once (the writer's group
+  commit shares transactions between them), events/s;
+- ingest, batch: one producer posting ``/lineage/batch`` of 100 events, events/s;
+- page update latency: an event posted -> its job in the page's data, in headless
+  chromium, on a small store (200 events) and on the 100,000-event one (SQLite; the
+  store makes little difference to the page), median of repeats;
+- lineage query: ``GET /api/v1/lineage?nodeId=job:...&depth=20`` on a store of
+  100,000 events (2,000 jobs in 20 chains, 50 runs each), median of repeats.
+
+Every figure is wall-clock time on a shared 2-core machine: read ratios, not digits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import urllib3
+
+from tests.serve.harness import PRODUCER, SCHEMA_URL, ServeProcess
+from tests.serve.postgres import PostgresCluster, postgres_bin
+
+CHAINS = 20
+
+
+def event(job: int, run: int, event_type: str = "COMPLETE") -> dict[str, Any]:
+    """Job `job` of a chain: reads the dataset of the job before it, writes its own."""
+    chain, position = divmod(job, 100)
+    return {
+        "eventType": event_type,
+        "eventTime": f"2024-07-01T12:{run // 60 % 60:02d}:{run % 60:02d}.000000Z",
+        "run": {"runId": f"0190d3a4-7b5c-7a3e-{chain:04d}-{position:04d}{run:08d}"},
+        "job": {"namespace": "bench", "name": f"chain{chain}.job{position}"},
+        "inputs": [{"namespace": "warehouse", "name": f"chain{chain}.table{position}"}],
+        "outputs": [{"namespace": "warehouse", "name": f"chain{chain}.table{position + 1}"}],
+        "producer": PRODUCER,
+        "schemaURL": SCHEMA_URL,
+    }
+
+
+def events(count: int, start: int = 0) -> Iterator[dict[str, Any]]:
+    jobs = CHAINS * 100
+    for i in range(start, start + count):
+        yield event(i % jobs, i // jobs)
+
+
+class Poster:
+    """Keep-alive HTTP posts to one server."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.pool = urllib3.PoolManager(maxsize=16, retries=False, timeout=urllib3.Timeout(connect=10, read=120))
+
+    def post(self, path: str, body: Any) -> None:
+        response = self.pool.request(
+            "POST", self.url + path, body=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+        )
+        if response.status != 200:
+            raise RuntimeError(f"{path}: HTTP {response.status}: {response.data[:300]!r}")
+
+    def post_each(self, path: str, bodies: Sequence[Any]) -> None:
+        for body in bodies:
+            self.post(path, body)
+
+    def get(self, path: str) -> Any:
+        response = self.pool.request("GET", self.url + path)
+        if response.status != 200:
+            raise RuntimeError(f"{path}: HTTP {response.status}")
+        return json.loads(response.data)
+
+
+def rate(count: int, work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return count / (time.perf_counter() - started)
+
+
+def ingest_rows(url: str, count: int) -> dict[str, float]:
+    poster = Poster(url)
+    single = list(events(count))
+    rows = {"ingest single (events/s)": rate(count, lambda: poster.post_each("/api/v1/lineage", single))}
+
+    parallel = list(events(count, start=count))
+    share = len(parallel) // 8
+
+    def eight() -> None:
+        def produce(part: list[dict[str, Any]]) -> None:
+            for item in part:
+                poster.post("/api/v1/lineage", item)
+
+        threads = [threading.Thread(target=produce, args=(parallel[i * share : (i + 1) * share],)) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    rows["ingest 8 producers (events/s)"] = rate(share * 8, eight)
+    batched = list(events(count * 10, start=count * 2))
+    batches = [batched[i : i + 100] for i in range(0, len(batched), 100)]
+    rows["ingest batch of 100 (events/s)"] = rate(
+        len(batched), lambda: poster.post_each("/api/v1/lineage/batch", batches)
+    )
+    return rows
+
+
+def fill(url: str, total: int) -> None:
+    """`total` events through the batch endpoint (1,000 per post)."""
+    poster = Poster(url)
+    batch: list[dict[str, Any]] = []
+    for item in events(total):
+        batch.append(item)
+        if len(batch) == 1000:
+            poster.post("/api/v1/lineage/batch", batch)
+            batch = []
+    if batch:
+        poster.post("/api/v1/lineage/batch", batch)
+
+
+def lineage_rows(url: str, total: int, repeats: int) -> dict[str, float]:
+    started = time.perf_counter()
+    fill(url, total)
+    filled = time.perf_counter() - started
+    poster = Poster(url)
+    times = []
+    nodes = 0
+    query = urllib.parse.urlencode({"nodeId": f"job:bench:chain{CHAINS // 2}.job50", "depth": 20})
+    for _ in range(repeats):
+        started = time.perf_counter()
+        graph = poster.get(f"/api/v1/lineage?{query}")["graph"]
+        times.append(time.perf_counter() - started)
+        nodes = len(graph)
+    return {
+        f"store {total:,} events by batch (s)": filled,
+        f"lineage query, depth 20, {nodes} nodes, on {total:,} events (ms)": statistics.median(times) * 1000,
+    }
+
+
+def page_latency(url: str, repeats: int) -> dict[str, float]:
+    from tests.graph.chromium import Chromium
+
+    poster = Poster(url)
+    latencies = []
+    with Chromium() as browser:
+        browser.open(url + "/")
+        browser.wait_for("olsdkLineage.updates >= 1")
+        for i in range(repeats):
+            name = f"latency_probe_{i}"
+            probe = {**event(0, 10_000 + i), "job": {"namespace": "bench", "name": name}}
+            time.sleep(1.0)  # a quiet stream: the update is not held back by the previous one
+            started = time.perf_counter()
+            poster.post("/api/v1/lineage", probe)
+            browser.wait_for(f"olsdkLineage.data().nodes.some((n) => n.n === {json.dumps(name)})", timeout=60)
+            latencies.append(time.perf_counter() - started)
+        if browser.errors():
+            raise RuntimeError(f"the page reported errors: {browser.errors()}")
+    nodes = len(poster.get("/api/olsdk/graph")["nodes"])
+    return {f"page update latency, {nodes} nodes (ms)": statistics.median(latencies) * 1000}
+
+
+def run(stores: Sequence[str], count: int, total: int, repeats: int) -> dict[str, dict[str, float]]:
+    results: dict[str, dict[str, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="olsdk-bench-serve-") as folder:
+        home = Path(folder)
+        cluster = None
+        try:
+            for store in stores:
+                if store == "postgresql":
+                    if cluster is None:
+                        bin_dir = postgres_bin()
+                        if bin_dir is None:
+                            print("PostgreSQL binaries missing: its rows are skipped")
+                            continue
+                        cluster = PostgresCluster(bin_dir)
+                    databases = [cluster.create_database(f"bench_{i}") for i in range(2)]
+                else:
+                    databases = [str(home / "ingest.db"), str(home / "lineage.db")]
+                rows: dict[str, float] = {}
+                with ServeProcess(home, databases[0]) as server:
+                    rows.update(ingest_rows(server.url, count))
+                with ServeProcess(home, databases[1]) as server:
+                    rows.update(lineage_rows(server.url, total, repeats))
+                    if store == "sqlite":  # the store makes no difference to the page: one row
+                        rows.update(page_latency(server.url, repeats))
+                if store == "sqlite":
+                    with ServeProcess(home, str(home / "small.db")) as server:
+                        fill(server.url, 200)
+                        rows.update(page_latency(server.url, repeats))
+                results[store] = rows
+        finally:
+            if cluster is not None:
+                cluster.stop()
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.serve")
+    parser.add_argument("--stores", default="sqlite,postgresql")
+    parser.add_argument("--events", type=int, default=2000, help="events per single-post row (batch: 10x)")
+    parser.add_argument("--stored", type=int, default=100_000, help="events stored for the lineage query")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    results = run(args.stores.split(","), args.events, args.stored, args.repeats)
+    names = sorted({name for rows in results.values() for name in rows}, key=lambda n: (not n.startswith("ingest"), n))
+    print(f"| {'row':<64} | " + " | ".join(f"{store:>10}" for store in results) + " |")
+    print(f"|{'-' * 66}|" + "|".join("-" * 12 for _ in results) + "|")
+    for name in names:
+        cells = [f"{results[s][name]:>10,.0f}" if name in results[s] else f"{'':>10}" for s in results]
+        print(f"| {name:<64} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
