@@ -52,7 +52,7 @@ check-generated: generate
 	@test -z "$$(git status --porcelain -- src/olsdk/_generated/)" || (git status --porcelain -- src/olsdk/_generated/; echo "src/olsdk/_generated/ has untracked files"; exit 1)
 
 # Every hand-written Python folder; generated code is excluded in pyproject.toml.
-PY_DIRS := src codegen tests bench examples
+PY_DIRS := src codegen tests bench examples conftest.py
 
 lint: setup
 	$(VENV)/bin/ruff format --check $(PY_DIRS)
