@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from olsdk._config._engine import MAX_TEXT_BYTES, parse_json_text
+from olsdk._config._file import read_config_file
 from olsdk._exceptions import ConfigError
 
 __all__ = ["AirflowConfig", "airflow_config", "airflow_config_file"]
@@ -158,12 +159,10 @@ def airflow_config(environ: Mapping[str, str], home: str | None = None) -> Airfl
 
 
 def _read_yaml(path: str, where: str) -> dict[str, Any]:
-    from olsdk._config._load import _read_file  # _load imports this module
-
     file = Path(path)
     if not file.is_file():
         why = "does not exist" if not file.exists() else "is not a file"
         raise ConfigError(
             f"OpenLineage config file {path} (from [{SECTION}] config_path, {where}) {why}", "config_path"
         )
-    return _read_file(file)
+    return read_config_file(file)
