@@ -95,6 +95,8 @@ bench: setup spec
 	$(PY) -m bench.reliability
 	$(PY) -m bench.validate
 	$(PY) -m bench.serve
+	@if [ -x $(AIRFLOW_VENV)/bin/airflow ]; then $(PY) -m bench.airflow; \
+	else echo "bench.airflow skipped: no $(AIRFLOW_VENV) (make $(AIRFLOW_VENV)/.installed builds it)"; fi
 
 # The client, naming, facets and Spark-listener tests on models generated from an
 # older offered snapshot, e.g. `make test-spec-1.30.0`: a copy of the package in

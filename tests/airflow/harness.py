@@ -20,6 +20,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -147,6 +148,7 @@ class Sites:
     def __init__(self, base: Path) -> None:
         self.base = base
         self.count = 0
+        self.lock = threading.Lock()  # sites are made from several threads
         template = base / "template"
         template.mkdir()
         site = Site(template)
@@ -156,8 +158,9 @@ class Sites:
         assert self.database.is_file(), migrated.tail()
 
     def new(self, mode: str = "fork") -> Site:
-        self.count += 1
-        site = Site(self.base / f"site-{self.count}-{mode}", mode)
+        with self.lock:
+            self.count += 1
+            site = Site(self.base / f"site-{self.count}-{mode}", mode)
         site.airflow_home.mkdir(parents=True)
         site.home.mkdir()
         shutil.copyfile(self.database, site.airflow_home / "airflow.db")
@@ -195,11 +198,14 @@ class Tally:
     unique: int
     lost: int
     duplicates: int
+    extra: int  # events received that the reference does not have
     missing: tuple[tuple[str, str], ...]  # shapes (event type, job) not received, with repeats
 
     def __str__(self) -> str:
-        return f"{self.unique} of {self.expected} events delivered, {self.lost} lost, {self.duplicates} duplicates" + (
-            f"; missing: {list(self.missing)[:10]}" if self.missing else ""
+        return (
+            f"{self.unique} of {self.expected} events delivered, {self.lost} lost, {self.duplicates} duplicates"
+            + (f", {self.extra} not in the reference" if self.extra else "")
+            + (f"; missing (first 5): {list(self.missing)[:5]}" if self.missing else "")
         )
 
 
@@ -207,12 +213,14 @@ def tally(reference: Iterable[Mapping[str, Any]], received: Iterable[Mapping[str
     ref = list(reference)
     got = list(received)
     unique = {identity(e): e for e in got}
-    missing = Counter(shape(e) for e in ref) - Counter(shape(e) for e in unique.values())
+    expected, delivered = Counter(shape(e) for e in ref), Counter(shape(e) for e in unique.values())
+    missing = expected - delivered
     return Tally(
         expected=len(ref),
         received=len(got),
         unique=len(unique),
         lost=sum(missing.values()),
         duplicates=len(got) - len(unique),
+        extra=sum((delivered - expected).values()),
         missing=tuple(sorted(missing.elements())),
     )
