@@ -79,3 +79,21 @@ def _help_of(parser: object, command: list[str]) -> str:
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
         parser.parse_args([*command, "--help"])  # type: ignore[attr-defined]
     return out.getvalue()
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:
+    from tests.graph.events import large_log, write_ndjson
+
+    log = write_ndjson(tmp_path / "big.ndjson", large_log(2000))
+    # `true` has gone before olsdk has read the file: its first write finds the pipe closed
+    done = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {sys.executable} -m olsdk inspect --limit 100000 {log} | true"],
+        cwd=tmp_path,
+        env=child_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    assert done.returncode == 1  # olsdk's own status: its output was cut short

@@ -29,9 +29,10 @@ it, the test environment's ``bin`` first on PATH (as in an activated virtual env
 and no ``OPENLINEAGE*`` variables; a real HTTP lineage server on 127.0.0.1 is started
 for it (``lineage_server`` in the namespace) and stopped after it, as are the working
 folder, the environment and the process-wide producer. Spark runs in ``local[2]`` with two
-shuffle partitions, as the tests run it; python blocks that name ``spark`` (a session, or
-the word in a comment of the checks after a Spark block) carry the ``spark`` marker
-(``-m "not spark"`` leaves them out).
+shuffle partitions, as the tests run it, its tables and relative paths in the working
+folder (``prepare_spark`` says how, also when the Spark tests' JVM is up). Python blocks
+that name ``spark`` (a session, or the word in a comment of the checks after a Spark
+block) carry the ``spark`` marker (``-m "not spark"`` leaves them out).
 """
 
 from __future__ import annotations
@@ -50,13 +51,19 @@ from typing import Any
 import pytest
 from sybil import Example, Sybil
 from sybil.evaluators.python import PythonEvaluator
+from sybil.evaluators.skip import Skipper
 from sybil.parsers.markdown import ClearNamespaceParser, CodeBlockParser, PythonCodeBlockParser, SkipParser
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 COMMAND_TIMEOUT = 600  # seconds for one shell block
 _SAVED = "__snippets_saved__"
-SPARK_CONF = ("spark.sql.shuffle.partitions=2", "spark.ui.enabled=false", "spark.ui.showConsoleProgress=false")
+SPARK_CONF = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.catalogImplementation": "in-memory",  # the tests' JVM has Hive's, and its warehouse
+}
 
 
 class ShellBlockParser(CodeBlockParser):
@@ -169,14 +176,43 @@ def setup_document(namespace: dict[str, Any]) -> None:
     # (and Spark's Python workers, which run `python3`) are the ones that have olsdk
     os.environ["PATH"] = os.pathsep.join([str(VENV_BIN), os.environ.get("PATH", "/usr/bin:/bin")])
     os.environ.update(HOME=str(workdir), XDG_STATE_HOME=str(workdir / "state"))
-    # Spark as the tests run it: local[2], two shuffle partitions (not 200 tasks a shuffle
-    # on two cores), no web UI; it applies to the sessions the snippets create
-    os.environ["PYSPARK_SUBMIT_ARGS"] = " ".join(
-        ["--master local[2]", *(f"--conf {conf}" for conf in SPARK_CONF), "pyspark-shell"]
-    )
     os.chdir(workdir)
+    prepare_spark(workdir)
     namespace["workdir"] = workdir
     namespace["lineage_server"] = LineageServer()
+
+
+def prepare_spark(workdir: Path) -> None:
+    """Spark for one document: local[2], two shuffle partitions (not 200 tasks a shuffle on
+    two cores), no web UI, tables and relative paths in the document's working folder.
+
+    A JVM this document starts gets that from PYSPARK_SUBMIT_ARGS (and starts in the
+    working folder). One that is already up (the Spark tests', which run first in `make
+    test`, or an earlier document's) gets it as the system properties a new SparkContext
+    reads, and its local file system's working directory; the session left running there
+    (with the tests' listener on it) is stopped, so that a snippet's getOrCreate() makes
+    the session the snippet describes. No later test uses it: the docs run last.
+    """
+    conf = {**SPARK_CONF, "spark.sql.warehouse.dir": str(workdir / "spark-warehouse")}
+    os.environ["PYSPARK_SUBMIT_ARGS"] = " ".join(
+        ["--master local[2]", *(f"--conf {key}={value}" for key, value in conf.items()), "pyspark-shell"]
+    )
+    if "pyspark" not in sys.modules:
+        return
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    left = SparkSession.getActiveSession() or SparkSession._instantiatedSession
+    if left is not None and left.sparkContext._jsc is not None:
+        left.stop()
+    jvm = SparkContext._jvm
+    if jvm is None:
+        return
+    for key, value in {"spark.master": "local[2]", **conf}.items():
+        jvm.java.lang.System.setProperty(key, value)
+    hadoop = jvm.org.apache.hadoop
+    local = hadoop.fs.FileSystem.getLocal(hadoop.conf.Configuration())
+    local.setWorkingDirectory(hadoop.fs.Path(str(workdir)))
 
 
 def teardown_document(namespace: dict[str, Any]) -> None:
@@ -200,9 +236,21 @@ def uses_spark(example: Example) -> bool:
 
 
 def mark_spark_examples(items: list[pytest.Item]) -> None:
-    for item in items:
-        example = getattr(item, "example", None)
-        if isinstance(example, Example) and isinstance(example.parsed, str) and uses_spark(example):
+    """The spark marker on Spark blocks, and on a skip directive whose next block is one
+    (so that `-m "not spark"` never hands a Spark block's skip to the block after it)."""
+    examples = [(item, item.example) for item in items if isinstance(getattr(item, "example", None), Example)]
+    spark = [uses_spark(example) for _, example in examples]
+    for index, (item, example) in enumerate(examples):
+        following = next(
+            (
+                spark[later]
+                for later in range(index + 1, len(examples))
+                if examples[later][1].document is example.document
+            ),
+            False,
+        )
+        is_skip = isinstance(example.region.evaluator, Skipper)
+        if spark[index] or (is_skip and following):
             item.add_marker(pytest.mark.spark)
 
 
