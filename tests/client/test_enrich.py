@@ -4,16 +4,18 @@ configuration through both clients give the same facets."""
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import olsdk.models as models
+from olsdk import models
 from olsdk.client import OpenLineageClient
 from olsdk.naming import DATASET_NAME_TRIMMERS
 from tests.support.official import normalised, official_env, official_run_event, to_json
+from tests.support.overlay import forget_release_warnings, needs, release_has
 
 
 def both(config: dict[str, Any], events: list[Any], tmp_path: Path) -> tuple[list[Any], list[Any]]:
@@ -59,6 +61,7 @@ def clean_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: 
     return work
 
 
+@needs("EnvironmentVariablesRunFacet")
 def test_environment_variables(clean_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from openlineage.client.facet_v2 import environment_variables_run as ev
 
@@ -75,6 +78,7 @@ def test_environment_variables(clean_env: Path, tmp_path: Path, monkeypatch: pyt
     ]
 
 
+@needs("TagsJobFacet", "TagsRunFacet")
 def test_tags_merge_case_insensitively(clean_env: Path, tmp_path: Path) -> None:
     from openlineage.client.event_v2 import Job, JobEvent
     from openlineage.client.facet_v2 import tags_job
@@ -98,6 +102,43 @@ def test_tags_merge_case_insensitively(clean_env: Path, tmp_path: Path) -> None:
         {"key": "team", "value": "data", "source": "USER"},
     ]
     assert ours[0]["run"]["facets"]["tags"]["tags"] == [{"key": "env", "value": "prod", "source": "USER"}]
+
+
+ENRICHMENT_FACETS = {  # guarded class -> (entity, facet key) it is sent under
+    "EnvironmentVariablesRunFacet": ("run", "environmentVariables"),
+    "TagsJobFacet": ("job", "tags"),
+    "TagsRunFacet": ("run", "tags"),
+}
+
+
+def test_enrichment_the_models_cannot_carry_is_left_out_with_one_warning(
+    clean_env: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every enrichment key on whichever release the models come from: each facet the models
+    have is sent; each they lack is left out and warned about once, naming release and class."""
+    forget_release_warnings(monkeypatch)
+    caplog.set_level(logging.WARNING, logger="olsdk.client._enrich")
+    out = tmp_path / "events.ndjson"
+    config = {
+        "transport": {"type": "file", "log_file_path": str(out), "append": True},
+        "facets": {"environment_variables": ["TEAM"]},
+        "tags": {"job": {"team": "data"}, "run": {"env": "prod"}},
+    }
+    with OpenLineageClient(config=config, spool=False, environ={"TEAM": "data"}, error_policy="raise") as client:
+        for name in ("a", "b", "c"):
+            client.emit(to_json(official_run_event(name)))
+    events = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [e["job"]["name"] for e in events] == ["a", "b", "c"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "olsdk.client._enrich"]
+    for name, (entity, key) in ENRICHMENT_FACETS.items():
+        sent = [key in (e[entity].get("facets") or {}) for e in events]
+        about = [w for w in warnings if f"have no {name};" in w]
+        if release_has(name):
+            assert sent == [True, True, True] and about == [], (name, about)
+        else:
+            assert sent == [False, False, False], name
+            [warning] = about
+            assert f"(spec {models.SPEC_RELEASE})" in warning and "left out" in warning
 
 
 def git(repo: Path, *args: str) -> str:
@@ -150,12 +191,12 @@ def dataset(side: str, name: str, **facets: Any) -> Any:
     return cls(namespace="s3://bucket", name=name, facets=facets or {})
 
 
-SUBSET_FACETS = hasattr(models, "InputSubsetInputDatasetFacet")
+SUBSET_FACETS = release_has("InputSubsetInputDatasetFacet")
 
 
 def assert_same_reduction(ours: list[Any], official: list[Any]) -> None:
-    """Equal events; with a spec before the subset facets (`make test-spec-1.30.0`), equal
-    dataset names and no subset facet (the spec has none to record the locations in)."""
+    """Equal events; with a release before the subset facets (1.38.0; `make test-spec-1.30.0`),
+    equal dataset names and no subset facet (the spec has none to record the locations in)."""
     if SUBSET_FACETS:
         assert ours == official
         return
@@ -250,6 +291,7 @@ def test_each_trimmer_step_equals_the_official_one(name: str) -> None:
         assert step(name) == getattr(trimmers, class_name)().trim(name), class_name
 
 
+@needs("EnvironmentVariablesRunFacet", "TagsJobFacet")
 def test_enrichment_applies_to_model_events_too(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from olsdk.models import Job, Run, RunEvent
     from olsdk.transports import CallbackTransport

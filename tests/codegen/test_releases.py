@@ -180,3 +180,24 @@ def test_a_release_whose_facets_extend_older_cores_generates_and_says_so(
     resolved_lines = [line for line in result.summary_lines() if line.startswith("resolved to this snapshot's files:")]
     assert ("References resolved to this snapshot" in markdown) == bool(older_cores) == bool(resolved_lines)
     assert (project / "src" / "olsdk" / "_generated" / "models.py").is_file()
+
+
+def test_back_from_the_oldest_release_the_models_are_byte_identical(tmp_path: Path) -> None:
+    """1.0.0 and then the pinned snapshot again: the same files as the committed models."""
+    pinned = tmp_path / "pinned"  # spec/ with its manifest (which names the release), without the older ones
+    shutil.copytree(ROOT / "spec", pinned, ignore=shutil.ignore_patterns("releases", "CHANGES.*"))
+    project = tmp_path / "project"
+    paths = {
+        "manifest_path": project / "spec" / "manifest.json",
+        "spec_dir": project / "spec",
+        "out_dir": project / "src" / "olsdk",
+    }
+    upgrade(str(RELEASES / "1.0.0"), **paths)
+    back = upgrade(str(pinned), **paths)
+    assert back.manifest.to_json() == (ROOT / "spec" / "manifest.json").read_text()
+    generated = ROOT / "src" / "olsdk" / "_generated"
+    ours = project / "src" / "olsdk" / "_generated"
+    names = sorted(p.name for p in generated.iterdir() if p.is_file())
+    assert names == sorted(p.name for p in ours.iterdir() if p.is_file())
+    for name in names:
+        assert (ours / name).read_bytes() == (generated / name).read_bytes(), name

@@ -20,7 +20,8 @@ def _orders() -> naming.DatasetId:
 
 
 def test_as_input_carries_the_identifier_and_facets_by_key() -> None:
-    schema = models.SchemaDatasetFacet(fields=[models.SchemaDatasetFacetFields(name="id", type="int")])
+    # The field as JSON data: its class is SchemaDatasetFacetField before release 1.12.0.
+    schema = models.SchemaDatasetFacet(fields=[{"name": "id", "type": "int"}])
     dataset = _orders().as_input(schema=schema)
     assert isinstance(dataset, models.InputDataset)
     assert (dataset.namespace, dataset.name) == ("postgres://db:5432", "shop.public.orders")

@@ -1,8 +1,8 @@
 """naming._parent: the one parent-facet builder, and the root of a chain read back.
 
-These run on whichever models are imported: the repository's, or 1.30.0's under
-`make test-spec-1.30.0`, whose ParentRunFacet has no `root`. There the documented
-degradation is asserted: the root is checked, left out, and one warning says so.
+These run on whichever models are imported: the repository's, or an older release's under
+`make test-spec-<release>`, whose ParentRunFacet may have no `root` (before 1.31.0). There
+the documented degradation is asserted: the root is checked, left out, and one warning says so.
 """
 
 import json
@@ -14,7 +14,7 @@ import pytest
 from olsdk import ValidationError, models, naming, parse_event
 from olsdk._build import RunRef, parent_facet
 from olsdk.naming import _parent
-from tests.support.overlay import parent_root_in_models
+from tests.support.overlay import forget_release_warnings, parent_root_in_models
 
 PARENT_RUN = "0190a2c4-95f5-7c1e-8a57-2d7e0a3f1b11"
 ROOT_RUN = "0190a2c4-95f5-7c1e-8a57-2d7e0a3f1b12"
@@ -24,7 +24,7 @@ ROOT_IN_MODELS = parent_root_in_models()
 @pytest.fixture
 def naming_log(caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> pytest.LogCaptureFixture:
     """Captures the `olsdk.naming` logger, with the warn-once flag reset for the test."""
-    monkeypatch.setattr(_parent, "_warned_root_dropped", False)
+    forget_release_warnings(monkeypatch)
     caplog.set_level(logging.WARNING, logger="olsdk.naming")
     return caplog
 
@@ -104,7 +104,8 @@ def test_a_root_the_models_cannot_hold_is_dropped_with_one_warning(naming_log: p
         [warning] = mine
         assert warning.levelno == logging.WARNING
         message = warning.getMessage()
-        assert "root run was dropped" in message and "has no 'root' field" in message
+        assert message.startswith("parent: the root run of the parent facet: left out: ")
+        assert "ParentRunFacet of these models" in message and "has no 'root' field" in message
         assert models.SPEC_RELEASE in message
 
 

@@ -11,7 +11,7 @@ import pytest
 
 import olsdk
 from tests.spark.conftest import APP_JOB, Collector
-from tests.support.overlay import parent_root_in_models
+from tests.support.overlay import parent_root_in_models, release_has
 
 pytestmark = pytest.mark.spark
 
@@ -46,10 +46,13 @@ def check_common(event: Any, app: Any) -> None:
     assert str(facets.parent.run.runId) == app.run_id
     if parent_root_in_models():
         assert facets.parent.root.job.name == APP_JOB
-    else:  # spec 1.30.0: no root in ParentRunFacet, dropped (docs/spec-versions.md)
+    else:  # releases before 1.31.0: no root in ParentRunFacet, dropped (docs/spec-versions.md)
         assert "root" not in facets.parent.to_dict()
     assert facets.processing_engine.name == "spark"
     assert facets.processing_engine.version.startswith("4.")
+    if not release_has("JobTypeJobFacet"):  # before 1.6.0: left out (docs/spec-versions.md)
+        assert event.job.facets is None or "jobType" not in event.job.facets.to_dict()
+        return
     job_type = event.job.facets.jobType
     assert (job_type.processingType, job_type.integration, job_type.jobType) == (
         "BATCH",
@@ -80,7 +83,8 @@ def data(spark: Any, spark_dirs: Path, lineage: Collector) -> Path:
 def test_application_run_started(lineage: Collector) -> None:
     first = roundtrip(lineage.events[:1])[0]
     assert (first.eventType, first.job.name, first.job.namespace) == ("START", APP_JOB, NS)
-    assert first.job.facets.jobType.jobType == "APPLICATION"
+    if release_has("JobTypeJobFacet"):
+        assert first.job.facets.jobType.jobType == "APPLICATION"
     assert first.run.facets.parent is None
     assert str(first.run.runId) == lineage.handle.app_run.run_id
 
@@ -280,6 +284,13 @@ def test_read_only_actions_are_silent(spark: Any, data: Path, lineage: Collector
     assert lineage.take() == []
 
 
+def transformation(item: Any) -> tuple[str, str]:
+    """(type, subtype) of a transformation: typed, or extra data on models before 1.17.0 (no such field)."""
+    if isinstance(item, dict):
+        return str(item["type"]), str(item["subtype"])
+    return str(item.type), str(item.subtype)
+
+
 def test_column_lineage(spark: Any, data: Path, lineage: Collector) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -299,10 +310,19 @@ def test_column_lineage(spark: Any, data: Path, lineage: Collector) -> None:
         lineage.handle.column_lineage = previous
     _, complete = one_run(events)
     facet = complete.outputs[0].facets.columnLineage
-    got = {
-        out: sorted((f.name.rsplit("/", 1)[-1], f.field, f.transformations[0].subtype) for f in v.inputFields)
+    listed = {
+        out: [
+            (f.name.rsplit("/", 1)[-1], f.field, *transformation(t)) for f in v.inputFields for t in f.transformations
+        ]
         for out, v in facet.fields.items()
     }
+    got = {out: sorted((d, c, sub) for d, c, kind, sub in found if kind == "DIRECT") for out, found in listed.items()}
+    # The inputs of the whole dataset (the join, the window): in the facet's `dataset` list,
+    # or, on models without it (before 1.23.0), under every column.
+    whole = {sub for *_, kind, sub in (x for found in listed.values() for x in found) if kind == "INDIRECT"}
+    if release_has("ColumnLineageDatasetFacet.dataset"):
+        whole = {transformation(t)[1] for f in facet.dataset for t in f.transformations}
+    assert {"JOIN", "WINDOW"} <= whole
     assert got["grp"] == [("people_parquet", "grp", "IDENTITY")]
     assert got["top"] == [("groups_json", "label", "AGGREGATION")]
     assert got["n"] == [("people_parquet", "id", "AGGREGATION")]
@@ -489,7 +509,7 @@ def test_orchestrator_parent_from_spark_settings(spark: Any, data: Path, lineage
     write_parent = write_start.run.facets.parent
     assert (write_parent.job.name, str(write_parent.run.runId)) == (APP_JOB, handle.app_run.run_id)
     if not parent_root_in_models():
-        # spec 1.30.0: no root in ParentRunFacet, so parent_conf sees one level up only
+        # before 1.31.0: no root in ParentRunFacet, so parent_conf sees one level up only
         # and the task is the top of the chain (docs/spec-versions.md)
         assert "root" not in type(app_parent).model_fields
         assert handle.root_run.run_id == task.run_id

@@ -10,7 +10,11 @@ what `make test-spec-<release>` runs): `DEST/spec` gets the snapshot and its man
 `DEST/src/olsdk` the package with models generated from it; the repository's `src/`
 and `spec/` are never written. It prints the folder to put first on `PYTHONPATH`.
 
-Tests that check what only some spec versions have ask `parent_root_in_models()`.
+Tests that check what only some releases have ask the imported models, as the layer does
+(`olsdk._release`), through `release_has`, `needs` (a skip naming the release and what it
+lacks) and `parent_root_in_models`; each answer is cross-checked against the record of
+every release (`spec/releases/history.json`), so a run meant for one snapshot cannot
+silently test another.
 """
 
 from __future__ import annotations
@@ -22,11 +26,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "olsdk"
-
-#: The snapshot whose ParentRunFacet (1-0-1) has no `root`: the oldest one offered.
-RELEASE_WITHOUT_PARENT_ROOT = "1.30.0"
 
 
 def sdk_copy(dest: Path, *, with_models: bool = False) -> Path:
@@ -81,19 +84,46 @@ def imported_release(packages: Path) -> str:
     return proc.stdout.strip()
 
 
-def parent_root_in_models() -> bool:
-    """Whether the imported models' ParentRunFacet has `root`.
+def release_has(name: str) -> bool:
+    """Whether the imported models have `name`: a class (`TagsJobFacet`) or a field (`ParentRunFacet.root`).
 
-    Read from the model, and cross-checked against the release the models name, so a
-    run meant for one snapshot cannot silently test another.
+    Asked of the models' metadata (`olsdk._release`), and cross-checked against the record
+    of every release when the models come from a recorded one.
     """
-    from olsdk import models
+    from olsdk import _release
+    from tests.support.spec_history import History
 
-    has_root = "root" in models.ParentRunFacet.model_fields
-    expected = models.SPEC_RELEASE != RELEASE_WITHOUT_PARENT_ROOT
-    if has_root != expected:
-        raise AssertionError(f"spec {models.SPEC_RELEASE}: ParentRunFacet has root={has_root}, expected {expected}")
-    return has_root
+    cls, _, field = name.partition(".")
+    has = _release.has_field(cls, field) if field else _release.has_class(cls)
+    history = History.load()
+    if _release.RELEASE in history.releases:
+        recorded = (
+            history.has_field(_release.RELEASE, cls, field) if field else history.has_class(_release.RELEASE, cls)
+        )
+        if has != recorded:
+            raise AssertionError(f"spec {_release.RELEASE}: the models have {name}={has}, the record says {recorded}")
+    return has
+
+
+def needs(*names: str) -> pytest.MarkDecorator:
+    """Skip the test where the imported models lack one of `names`, saying which and on which release."""
+    from olsdk import _release
+
+    missing = [name for name in names if not release_has(name)]
+    reason = f"spec {_release.RELEASE} has no {', '.join(missing)}" if missing else ""
+    return pytest.mark.skipif(bool(missing), reason=reason)
+
+
+def parent_root_in_models() -> bool:
+    """Whether the imported models' ParentRunFacet has `root` (spec 1.31.0 on)."""
+    return release_has("ParentRunFacet.root")
+
+
+def forget_release_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh warn-once memory of `olsdk._release` for one test (its warnings come again)."""
+    from olsdk import _release
+
+    monkeypatch.setattr(_release, "_warned", set())
 
 
 def main(argv: list[str] | None = None) -> int:

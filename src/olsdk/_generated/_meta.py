@@ -272,3 +272,10 @@ INLINE_CLASSES: tuple[str, ...] = (
     "PartitionSubsetConditionPartition",
     "SymlinksDatasetFacetIdentifier",
 )
+
+# The spec release these models were generated from (spec/manifest.json's `release`).
+RELEASE = "main-8f02abfb7a25"
+
+# Every generated class by name. Classes differ between spec releases; the hand-written
+# layer asks here (through `olsdk._release`) before it names one that not every release has.
+CLASS_NAMES: frozenset[str] = frozenset(m.__all__)

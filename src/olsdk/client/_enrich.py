@@ -39,8 +39,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from olsdk._config import ClientSettings
-from olsdk._generated import SPEC_RELEASE, _meta
+from olsdk._generated import _meta
 from olsdk._generated import models as m
+from olsdk._release import spec_class
 from olsdk._spec import event_kind
 from olsdk.facets import key_of
 from olsdk.naming import DATASET_NAME_TRIMMERS
@@ -206,9 +207,9 @@ class Enricher:
         if kind == "run":
             self._environment(event)
         if kind in ("run", "job"):
-            self._tags(event, "job", m.TagsJobFacet, self.settings.tags.job)
+            self._tags(event, "job", self.settings.tags.job)
         if kind == "run":
-            self._tags(event, "run", m.TagsRunFacet, self.settings.tags.run)
+            self._tags(event, "run", self.settings.tags.run)
             self._source_code_location(event)
             if self.settings.dataset.reducing_enabled:
                 self._reduce(event)
@@ -225,8 +226,15 @@ class Enricher:
             log.warning("environment variables for the OpenLineage event are not set: %s", ", ".join(missing))
         if not found:
             return
+        cls = spec_class(
+            "EnvironmentVariablesRunFacet",
+            feature="facets.environment_variables: the environmentVariables run facet",
+            logger=log,
+        )
+        if cls is None:
+            return
         facets = _facets(event, "run")
-        key = _key(m.EnvironmentVariablesRunFacet)
+        key = _key(cls)
         current = facets.get(key)
         given = list(current.get("environmentVariables") or []) if isinstance(current, dict) else []
         by_name = {str(v.get("name")): v for v in given if isinstance(v, dict)}
@@ -237,11 +245,17 @@ class Enricher:
                     log.warning("environment variable %s: keeping the value the event carries", name)
                 continue
             added.append({"name": name, "value": value})
-        facets[key] = _stamp(m.EnvironmentVariablesRunFacet, self.producer, {"environmentVariables": given + added})
+        facets[key] = _stamp(cls, self.producer, {"environmentVariables": given + added})
 
     # tags
-    def _tags(self, event: dict[str, Any], entity: str, cls: type[BaseModel], configured: dict[str, str]) -> None:
+    def _tags(self, event: dict[str, Any], entity: str, configured: dict[str, str]) -> None:
         if not configured:
+            return
+        if entity == "job":
+            cls = spec_class("TagsJobFacet", feature="tags.job: the job's tags facet", logger=log)
+        else:
+            cls = spec_class("TagsRunFacet", feature="tags.run: the run's tags facet", logger=log)
+        if cls is None:
             return
         facets = _facets(event, entity)
         key = _key(cls)
@@ -335,9 +349,9 @@ class Enricher:
         return original, False
 
     def _reduce(self, event: dict[str, Any]) -> None:
-        for side, facets_key, subset_cls, condition_key in (
-            ("inputs", "inputFacets", _SUBSET_FACETS[0], "inputCondition"),
-            ("outputs", "outputFacets", _SUBSET_FACETS[1], "outputCondition"),
+        for side, facets_key, condition_key in (
+            ("inputs", "inputFacets", "inputCondition"),
+            ("outputs", "outputFacets", "outputCondition"),
         ):
             datasets = event.get(side)
             if not isinstance(datasets, list) or not datasets:
@@ -356,9 +370,8 @@ class Enricher:
                     merged.append((candidate, {dataset["name"]} if was_trimmed else set()))
                 elif was_trimmed:
                     twin[1].add(dataset["name"])
+            subset_cls = _subset_facet(side) if any(originals for _, originals in merged) else None
             if subset_cls is None:
-                if any(originals for _, originals in merged):
-                    _warn_no_subset_facet()
                 event[side] = [dataset for dataset, _ in merged]
                 continue
             key = _key(subset_cls)
@@ -390,20 +403,18 @@ class Enricher:
         return {**dataset, "facets": {**dict(facets or {}), key: lineage}}
 
 
-# The subset facets that record the locations a reduced dataset stands for; spec
-# versions before them (1.30.0) have none, and reduced names then carry no record.
-_SUBSET_FACETS: tuple[type[BaseModel] | None, type[BaseModel] | None] = (
-    getattr(m, "InputSubsetInputDatasetFacet", None),
-    getattr(m, "OutputSubsetOutputDatasetFacet", None),
-)
-
-
-@functools.cache
-def _warn_no_subset_facet() -> None:
-    log.warning(
-        "dataset.reducing_enabled: the spec this olsdk was generated from (%s) has no subset facets; "
-        "reduced datasets do not record the locations they stand for",
-        SPEC_RELEASE,
+def _subset_facet(side: str) -> type[BaseModel] | None:
+    """The subset facet recording the locations a reduced dataset stands for (spec 1.38.0 on)."""
+    if side == "inputs":
+        return spec_class(
+            "InputSubsetInputDatasetFacet",
+            feature="dataset.reducing_enabled: the subset facet naming the locations of a reduced input",
+            logger=log,
+        )
+    return spec_class(
+        "OutputSubsetOutputDatasetFacet",
+        feature="dataset.reducing_enabled: the subset facet naming the locations of a reduced output",
+        logger=log,
     )
 
 

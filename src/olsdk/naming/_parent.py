@@ -4,12 +4,12 @@ This is the one place that builds a ``ParentRunFacet`` (``client.run`` and the S
 layer come here through ``olsdk._build.parent_facet``) and the one place that reads
 the root of a chain back out of one.
 
-Spec versions differ here: ``root`` entered ``ParentRunFacet`` in its 1-1-0 schema.
-On models generated from a snapshot without it (1.30.0 pins ``ParentRunFacet``
-1-0-1) the facet is built without ``root`` and the ``olsdk.naming`` logger warns once
-that the root was dropped; a root in an event parsed by such models stays as extra
-data, and :func:`chain_root` still finds it there. What exists is read from the
-generated models, never from a version number.
+Spec versions differ here: ``root`` entered ``ParentRunFacet`` in its 1-1-0 schema
+(release 1.31.0). On models generated from a release without it (1.30.0 pins
+``ParentRunFacet`` 1-0-1) the facet is built without ``root`` and the ``olsdk.naming``
+logger warns once that the root was left out; a root in an event parsed by such models
+stays as extra data, and :func:`chain_root` still finds it there. What exists is asked
+of the generated metadata (``olsdk._release``), never read from a version number.
 """
 
 from __future__ import annotations
@@ -28,16 +28,13 @@ __all__ = ["chain_root", "parent", "root_supported"]
 
 _log = logging.getLogger("olsdk.naming")
 _STORE = "parent"
-# One warning per process: a scheduler building thousands of facets needs to hear once
-# that its models cannot carry the root, not once per task.
-_warned_root_dropped = False
 
 
 def root_supported() -> bool:
     """Whether the generated ``ParentRunFacet`` has the ``root`` field."""
-    from olsdk.models import ParentRunFacet
+    from olsdk._release import has_field
 
-    return "root" in ParentRunFacet.model_fields
+    return has_field("ParentRunFacet", "root")
 
 
 def _run_id(arg: str, value: object) -> str:
@@ -77,19 +74,6 @@ def _root(
     )
 
 
-def _warn_root_dropped() -> None:
-    global _warned_root_dropped
-    if not _warned_root_dropped:
-        _warned_root_dropped = True
-        from olsdk.models import SPEC_RELEASE
-
-        _log.warning(
-            "parent: the root run was dropped from the parent facet: ParentRunFacet of these models "
-            "(spec %s) has no 'root' field; regenerate the models from a newer spec to keep it",
-            SPEC_RELEASE,
-        )
-
-
 def parent(
     *,
     job_namespace: str,
@@ -109,19 +93,21 @@ def parent(
     ``root_run_id`` together or not at all. ``producer`` sets the facet's
     ``_producer`` (default: the SDK's default producer).
 
-    On models whose ``ParentRunFacet`` has no ``root`` (spec 1.30.0), the root is
-    checked, then left out, and the ``olsdk.naming`` logger warns once.
+    On models whose ``ParentRunFacet`` has no ``root`` (releases before 1.31.0), the root
+    is checked, then left out, and the ``olsdk.naming`` logger warns once.
     """
+    from olsdk._release import spec_field
     from olsdk.models import ParentRunFacet
 
     namespace = rules.text(_STORE, "job_namespace", job_namespace)
     data = _reference(namespace, rules.text(_STORE, "job_name", job_name), _run_id("run_id", run_id))
     root = _root(namespace, root_job_name, root_run_id, root_job_namespace)
-    if root is not None:
-        if root_supported():
-            data["root"] = root
-        else:
-            _warn_root_dropped()
+    # One warning per process when the models cannot hold it: a scheduler building
+    # thousands of facets needs to hear it once, not once per task.
+    if root is not None and spec_field(
+        "ParentRunFacet", "root", feature="parent: the root run of the parent facet", logger=_log
+    ):
+        data["root"] = root
     if producer is not None:
         data["producer"] = producer
     return ParentRunFacet(**data)

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from olsdk.models import JobTypeJobFacet, ProcessingEngineRunFacet
+from typing import TYPE_CHECKING, cast
+
+from olsdk._release import spec_class
+from olsdk.models import ProcessingEngineRunFacet
+from olsdk.spark._jvm import log
+
+if TYPE_CHECKING:
+    from olsdk.models import JobTypeJobFacet
 
 __all__ = ["job_type", "processing_engine"]
 
@@ -13,5 +20,9 @@ def processing_engine(spark_version: str) -> ProcessingEngineRunFacet:
     return ProcessingEngineRunFacet(version=spark_version, name="spark", openlineageAdapterVersion=__version__)
 
 
-def job_type(kind: str = "SQL_JOB", processing: str = "BATCH") -> JobTypeJobFacet:
-    return JobTypeJobFacet(processingType=processing, integration="SPARK", jobType=kind)
+def job_type(kind: str = "SQL_JOB", processing: str = "BATCH") -> JobTypeJobFacet | None:
+    """The ``jobType`` facet; None (after one warning) on models of a release without it (before 1.6.0)."""
+    cls = spec_class("JobTypeJobFacet", feature="Spark: the jobType job facet", logger=log)
+    if cls is None:
+        return None
+    return cast("JobTypeJobFacet", cls(processingType=processing, integration="SPARK", jobType=kind))

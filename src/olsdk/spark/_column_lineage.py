@@ -152,6 +152,7 @@ def column_lineage_facet(
     with ``columnLineage.datasetLineageEnabled`` (its default); otherwise each column
     lists them. Models without the ``dataset`` field (older specs) get the latter.
     """
+    from olsdk._release import has_field
     from olsdk.models import ColumnLineageDatasetFacet
 
     if not nodes:
@@ -177,7 +178,11 @@ def column_lineage_facet(
             fields[str(name)] = entries
     if not fields:
         return None
-    per_dataset = dataset_lineage and "dataset" in ColumnLineageDatasetFacet.model_fields
+    per_dataset = dataset_lineage and has_field(
+        "ColumnLineageDatasetFacet",
+        "dataset",
+        feature="Spark column lineage: the inputs of the whole dataset are listed under each column instead",
+    )
     if not per_dataset:
         for entries in fields.values():
             for column, subtypes in whole.items():

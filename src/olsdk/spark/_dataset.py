@@ -85,11 +85,10 @@ class PlanDataset:
 
 
 def _columns_facet(columns: list[tuple[str, str | None]]) -> Any:
-    from olsdk.models import SchemaDatasetFacet, SchemaDatasetFacetFields
+    from olsdk.models import SchemaDatasetFacet
 
-    return SchemaDatasetFacet(
-        fields=[
-            SchemaDatasetFacetFields(name=name) if kind is None else SchemaDatasetFacetFields(name=name, type=kind)
-            for name, kind in columns
-        ]
-    )
+    # Fields as JSON data, typed by the facet (their class's name differs between releases).
+    fields: dict[str, Any] = {
+        "fields": [{"name": name} if kind is None else {"name": name, "type": kind} for name, kind in columns]
+    }
+    return SchemaDatasetFacet(**fields)

@@ -380,18 +380,18 @@ def _stream_source(desc: dict[str, Any], schema: StructType | None) -> PlanDatas
 
 
 def _catalog(framework: str, kind: str, name: str, warehouse: str) -> Any:
-    try:
-        from olsdk.models import CatalogDatasetFacet
-    except ImportError:  # a spec snapshot without the facet: the dataset stays, the facet goes
+    from olsdk._release import spec_class
+
+    # A release without the facet (before 1.33.0): the dataset stays, the facet goes.
+    cls = spec_class("CatalogDatasetFacet", feature="Spark: the catalog dataset facet of catalog tables", logger=log)
+    if cls is None:
         return None
-    return CatalogDatasetFacet(framework=framework, type=kind, name=name, warehouseUri=warehouse, source="spark")
+    return cls(framework=framework, type=kind, name=name, warehouseUri=warehouse, source="spark")
 
 
 def _storage(layer: str, file_format: str) -> Any:
-    try:
-        from olsdk.models import StorageDatasetFacet
-    except ImportError:
-        return None
+    from olsdk.models import StorageDatasetFacet
+
     return StorageDatasetFacet(storageLayer=layer, fileFormat=file_format)
 
 

@@ -117,7 +117,7 @@ class lineage_run(contextlib.ContextDecorator):
             outputs=_outputs(self.outputs),
             parent=parent,
             run_facets={"processing_engine": processing_engine(str(self.spark.version))},
-            job_facets={"jobType": job_type(self.job_type)},
+            job_facets={key: facet for key, facet in (("jobType", job_type(self.job_type)),) if facet is not None},
         )
 
     def __enter__(self) -> Any:

@@ -83,13 +83,13 @@ class Application:
         facets: dict[str, Any] = {"parent": parent, "processing_engine": processing_engine(self.spark_version)}
         facets["spark_properties"] = spark_properties_facet(self.properties)
         if self.settings.run_tags:
-            facets["tags"] = _tags("TagsRunFacet", self.settings.run_tags)
+            facets["tags"] = _tags("run", self.settings.run_tags)
         return self._enabled({**facets, **(extra or {})})
 
     def _job_facets(self, kind: str, processing: str) -> dict[str, Any]:
         facets: dict[str, Any] = {"jobType": job_type(kind, processing)}
         if self.settings.job_tags:
-            facets["tags"] = _tags("TagsJobFacet", self.settings.job_tags)
+            facets["tags"] = _tags("job", self.settings.job_tags)
         if self.settings.job_owners:
             from olsdk.models import OwnershipJobFacet, OwnershipJobFacetOwner
 
@@ -151,11 +151,16 @@ class Application:
         return [target.dataset.as_output(output_facets=output_facets or None, **facets)]
 
 
-def _tags(model: str, tags: tuple[Tag, ...]) -> Any:
-    import olsdk.models as models
+def _tags(entity: str, tags: tuple[Tag, ...]) -> Any:
+    """The tags facet of ``entity`` (run, job); None (after one warning) on a release without it."""
+    from olsdk._release import spec_class
+    from olsdk.spark._jvm import log
 
-    cls = getattr(models, model)
-    return cls(tags=[{"key": t.key, "value": t.value, "source": t.source} for t in tags])
+    if entity == "job":
+        cls = spec_class("TagsJobFacet", feature="spark.openlineage.job.tags: the job's tags facet", logger=log)
+    else:
+        cls = spec_class("TagsRunFacet", feature="spark.openlineage.run.tags: the run's tags facet", logger=log)
+    return None if cls is None else cls(tags=[{"key": t.key, "value": t.value, "source": t.source} for t in tags])
 
 
 def _lifecycle(state: str, previous: Any) -> Any:

@@ -10,11 +10,14 @@ an atomic type is exactly the JVM's ``typeName`` (the JVM defines ``jsonValue`` 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.types import ArrayType, DataType, MapType, StructField, StructType
 
-from olsdk.models import SchemaDatasetFacet, SchemaDatasetFacetFields
+from olsdk.models import SchemaDatasetFacet
+
+if TYPE_CHECKING:
+    from olsdk.models import SchemaDatasetFacetFields
 
 __all__ = ["jvm_type_name", "schema_facet", "schema_fields"]
 
@@ -32,19 +35,21 @@ def jvm_type_name(data_type: DataType) -> str:
     return value if isinstance(value, str) else data_type.typeName()
 
 
-def _field(name: str, data_type: DataType, description: str | None) -> SchemaDatasetFacetFields:
+# Fields are built as JSON data and typed by the facet: the class of a field is named
+# `SchemaDatasetFacetFields` from spec 1.12.0 on and `SchemaDatasetFacetField` before.
+def _field(name: str, data_type: DataType, description: str | None) -> dict[str, Any]:
     nested = _nested(data_type)
-    kwargs: dict[str, Any] = {"name": name, "type": jvm_type_name(data_type)}
+    field: dict[str, Any] = {"name": name, "type": jvm_type_name(data_type)}
     if description:
-        kwargs["description"] = description
+        field["description"] = description
     if nested is not None:
-        kwargs["fields"] = nested
-    return SchemaDatasetFacetFields(**kwargs)
+        field["fields"] = nested
+    return field
 
 
-def _nested(data_type: DataType) -> list[SchemaDatasetFacetFields] | None:
+def _nested(data_type: DataType) -> list[dict[str, Any]] | None:
     if isinstance(data_type, StructType):
-        return schema_fields(data_type)
+        return _fields(data_type)
     if isinstance(data_type, MapType):
         return [
             _field("key", data_type.keyType, None),
@@ -60,9 +65,13 @@ def _comment(field: StructField) -> str | None:
     return str(comment) if comment else None
 
 
+def _fields(struct_type: StructType) -> list[dict[str, Any]]:
+    return [_field(f.name, f.dataType, _comment(f)) for f in struct_type.fields]
+
+
 def schema_fields(struct_type: StructType) -> list[SchemaDatasetFacetFields]:
     """The ``fields`` list of a schema facet for ``struct_type``."""
-    return [_field(f.name, f.dataType, _comment(f)) for f in struct_type.fields]
+    return list(schema_facet(struct_type).fields or [])
 
 
 def schema_facet(struct_type: StructType) -> SchemaDatasetFacet:
@@ -74,4 +83,5 @@ def schema_facet(struct_type: StructType) -> SchemaDatasetFacet:
     """
     if not isinstance(struct_type, StructType):
         raise TypeError(f"schema_facet: struct_type must be a pyspark StructType, got {type(struct_type).__name__}")
-    return SchemaDatasetFacet(fields=schema_fields(struct_type))
+    fields: dict[str, Any] = {"fields": _fields(struct_type)}  # JSON data the constructor types
+    return SchemaDatasetFacet(**fields)
