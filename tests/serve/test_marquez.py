@@ -108,6 +108,10 @@ def test_marquez_client_reads_namespaces_jobs_runs_and_datasets(served: ServePro
     assert orders["id"] == {"namespace": PG, "name": "shop.orders"}
     assert [(f["name"], f["type"]) for f in orders["fields"]] == [("id", "INTEGER"), ("amount", "DECIMAL")]
 
+    stored = client.list_events()
+    assert stored["totalCount"] == 6
+    assert [e["eventType"] for e in stored["events"]][:2] == ["COMPLETE", "COMPLETE"]  # latest first
+
 
 def test_missing_things_are_404_for_the_client(served: ServeProcess) -> None:
     from marquez_client.errors import APIError

@@ -537,6 +537,7 @@ def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Star
         ("/api/v1/namespaces/{rest:path}", state.namespace_tree, get),
         ("/api/v1/jobs/runs/{run_id}", state.get_run, get),
         ("/api/v1/events/lineage", state.list_events, get),
+        ("/api/v1/events", state.list_events, get),  # where marquez-python's list_events() asks
         ("/api/olsdk/status", state.status, get),
         ("/api/olsdk/refused", state.refused, get),
         ("/api/olsdk/graph", state.graph, get),

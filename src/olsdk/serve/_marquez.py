@@ -200,12 +200,33 @@ def _io(conn: Connection, job_keys: list[str]) -> dict[str, dict[str, list[dict[
     return found
 
 
+def _latest_runs(conn: Connection, job_keys: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each job's latest runs, latest first: one query for all of them."""
+    found: dict[str, list[dict[str, Any]]] = {key: [] for key in job_keys}
+    runs_table = t.runs.c
+    for start in range(0, len(job_keys), 500):
+        place = (
+            func.row_number()
+            .over(
+                partition_by=runs_table.job_key,
+                order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
+            )
+            .label("place")
+        )
+        ranked = select(t.runs, place).where(runs_table.job_key.in_(job_keys[start : start + 500])).subquery()
+        query = select(ranked).where(ranked.c.place <= _LATEST_RUNS).order_by(ranked.c.job_key, ranked.c.place)
+        for row in conn.execute(query):
+            found[row.job_key].append(_run(row))
+    return found
+
+
 def _jobs(conn: Connection, rows: list[Any]) -> list[dict[str, Any]]:
     keys = [r.key for r in rows]
     io = _io(conn, keys)
+    latest_runs = _latest_runs(conn, keys)
     out = []
     for row in rows:
-        latest = [_run(r) for r in conn.execute(_runs_query(row.key).limit(_LATEST_RUNS))]
+        latest = latest_runs[row.key]
         facets = json.loads(row.facets)
         job_type = _text_of(facets.get(_JOB_TYPE), "processingType")
         out.append(
