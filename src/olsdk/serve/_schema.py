@@ -168,7 +168,9 @@ runs = Table(
     Column("facets", Text, nullable=False),
     Column("facet_times", Text, nullable=False),
     Column("invalid_events", Integer, nullable=False),
+    Column("updated_seq", BigInteger, nullable=False),  # the last event seq of the write that changed it
     Index("runs_run_key", "run_key"),
+    Index("runs_updated", "updated_seq"),
     Index("runs_job_order", "job_key", "start_time", "last_time", "run_id"),  # a job's runs, latest first
     Index("runs_state", "state"),
 )

@@ -24,10 +24,8 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError
 
 from olsdk._exceptions import ConfigError, Problem
-from olsdk._graph._facts import FAIL, NO_TIME, ColumnEdge, EventFacts
+from olsdk._graph._facts import NO_TIME, ColumnEdge, EventFacts
 from olsdk._graph._model import (  # the graph's own run rule, so the page and the API agree
-    FAILED_RUNS,
-    RUN_HISTORY,
     Edge,
     LineageGraph,
     RunSummary,
@@ -36,6 +34,7 @@ from olsdk._graph._model import (  # the graph's own run rule, so the page and t
     run_state,
 )
 from olsdk.serve import _schema as t
+from olsdk.serve._runs import RunIndex
 
 __all__ = ["Received", "Refusal", "Store", "database_url", "describe_database", "now"]
 
@@ -167,6 +166,7 @@ class Store:
         self._sql = self._statements()
         self._graph_lock = threading.Lock()
         self._graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
+        self._runs = RunIndex()
         t.metadata.create_all(self.engine)
         with self.engine.begin() as conn:
             found = conn.execute(select(t.store_info.c.value).where(t.store_info.c.name == "schema")).scalar()
@@ -350,6 +350,7 @@ class Store:
                 }
             )
         conn.execute(self._sql["events"], event_rows)
+        last_seq = int(conn.execute(select(func.max(t.events.c.seq))).scalar() or 0)
         self._upsert_namespaces(conn, spaces)
         self._upsert_entities(conn, t.jobs, job_rows)
         self._upsert_entities(conn, t.datasets, dataset_rows)
@@ -369,7 +370,7 @@ class Store:
             conn.execute(self._sql["edges"], rows)
         if column_rows:
             conn.execute(self._sql["column_edges"], list(column_rows.values()))
-        self._upsert_runs(conn, run_rows)
+        self._upsert_runs(conn, run_rows, last_seq)
         self._count(conn, counts)
 
     def _count(self, conn: Connection, counts: Counter[tuple[str, str]]) -> None:
@@ -431,7 +432,7 @@ class Store:
             values.append(value)
         conn.execute(self._sql[table.name], values)
 
-    def _upsert_runs(self, conn: Connection, rows: dict[tuple[str, str], _Run]) -> None:
+    def _upsert_runs(self, conn: Connection, rows: dict[tuple[str, str], _Run], last_seq: int) -> None:
         if not rows:
             return
         accumulators = {key: _RunAccumulator() for key in rows}
@@ -476,6 +477,7 @@ class Store:
                     "facets": _dumps(run.facets),
                     "facet_times": _dumps(run.facet_times),
                     "invalid_events": invalid[key],
+                    "updated_seq": last_seq,
                 }
             )
         conn.execute(self._sql["runs"], values)
@@ -500,47 +502,18 @@ class Store:
             if self._graph_cache is not None and self._graph_cache[0] == cursor:
                 return self._graph_cache
             with self.engine.connect() as conn:
-                graph = self._build_graph(conn)
+                graph = self._build_graph(conn, cursor)
             self._graph_cache = (cursor, graph)
             return self._graph_cache
 
-    def _build_graph(self, conn: Connection) -> LineageGraph:
+    def _build_graph(self, conn: Connection, cursor: tuple[int, int]) -> LineageGraph:
         edge_list = [
             Edge(r.direction, r.job_namespace, r.job_name, r.dataset_namespace, r.dataset_name)
             for r in conn.execute(select(t.edges))
         ]
-        # As the Spark path does: each job's latest runs and the failed ones, with counts made
-        # by the database, so that 100,000 runs cost one sort, not 100,000 summaries.
-        run_columns = [c for c in t.runs.c if c.name not in ("facets", "facet_times")]
-        start = t.runs.c.start_time
-        latest = select(
-            *run_columns,
-            func.row_number()
-            .over(
-                partition_by=t.runs.c.job_key,
-                order_by=(start.desc(), t.runs.c.last_time.desc(), t.runs.c.run_id.desc()),
-            )
-            .label("place"),
-        ).subquery()
-        run_list = [
-            (r.job_namespace, r.job_name, run_summary(r))
-            for r in conn.execute(select(latest).where(latest.c.place <= RUN_HISTORY))
-        ]
-        failed_query = (
-            select(*run_columns)
-            .where(t.runs.c.state == FAIL)
-            .order_by(start.desc(), t.runs.c.last_time.desc(), t.runs.c.run_id.desc())
-            .limit(FAILED_RUNS)
-        )
-        failed = [(r.job_namespace, r.job_name, run_summary(r)) for r in conn.execute(failed_query)]
-        totals: dict[tuple[str, str], dict[str, int]] = {}
-        by_state: Counter[str] = Counter()
-        count_query = select(t.runs.c.job_namespace, t.runs.c.job_name, t.runs.c.state, func.count()).group_by(
-            t.runs.c.job_key, t.runs.c.job_namespace, t.runs.c.job_name, t.runs.c.state
-        )
-        for ns, name, state, count in conn.execute(count_query):
-            totals.setdefault((ns, name), {})[state] = int(count)
-            by_state[state] += int(count)
+        # As the Spark path does: each job's latest runs and the failed ones, with the counts
+        # over all runs; kept by `RunIndex` from the runs changed since the last graph.
+        self._runs.refresh(conn, cursor[0], run_summary)
         columns = [
             (
                 r.dataset_namespace,
@@ -560,7 +533,7 @@ class Store:
             jobs=job_keys,
             datasets=dataset_keys,
             edges=edge_list,
-            runs=run_list,
+            runs=self._runs.runs(),
             fields=fields,
             columns=columns,
             events=self.counters(conn, "event"),
@@ -569,9 +542,9 @@ class Store:
             notes=self.counters(conn, "note"),
             producers=self.counters(conn, "producer"),
             facet_keys=self.counters(conn, "facet"),
-            runs_by_state=dict(by_state),
-            job_totals=totals,
-            failed_runs=failed,
+            runs_by_state=self._runs.runs_by_state(),
+            job_totals=self._runs.job_totals(),
+            failed_runs=self._runs.failed_runs(),
         )
 
     def flagged_jobs(self) -> dict[tuple[str, str], int]:
