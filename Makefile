@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 DBT_VENV ?= .venv-dbt
 AIRFLOW_VENV ?= .venv-airflow
 
-.PHONY: setup spec generate check-generated test test-fast lint format demo bench spec-upgrade dist clean
+.PHONY: setup spec generate check-generated test test-fast test-spec lint format demo bench spec-upgrade dist clean
 
 # .venv for everything; the dbt test's own environment only where tests need it.
 setup: $(VENV)/.installed
@@ -98,13 +98,22 @@ bench: setup spec
 	@if [ -x $(AIRFLOW_VENV)/bin/airflow ]; then $(PY) -m bench.airflow; \
 	else echo "bench.airflow skipped: no $(AIRFLOW_VENV) (make $(AIRFLOW_VENV)/.installed builds it)"; fi
 
-# The client, naming, facets and Spark-listener tests on models generated from an
-# older offered snapshot, e.g. `make test-spec-1.30.0`: a copy of the package in
-# build/spec-<release>/ goes first on PYTHONPATH; src/ and spec/ stay untouched.
-SPEC_LAYER_TESTS := tests/client tests/naming tests/facets tests/spark/test_listener.py
+# The client, naming, facets and Spark-listener tests on models generated from another
+# snapshot: `make test-spec-1.30.0` (a release in spec/releases/) or `make test-spec
+# SNAPSHOT=<any spec folder>`. A copy of the package in build/spec-<name>/ goes first on
+# PYTHONPATH; src/ and spec/ stay untouched. Tests of what the release lacks are skipped,
+# the reason naming release and class; SPEC_SPARK=no leaves out the Spark listener's.
+SPEC_LAYER_TESTS := tests/client tests/naming tests/facets
+SPEC_SPARK_TESTS := tests/spark/test_listener.py
+SPEC_SPARK ?= yes
 test-spec-%: spec
-	$(PY) -m tests.support.overlay --snapshot spec/releases/$* --dest build/spec-$*
-	PYTHONPATH=$(CURDIR)/build/spec-$*/src $(VENV)/bin/pytest -q $(SPEC_LAYER_TESTS)
+	$(MAKE) --no-print-directory test-spec SNAPSHOT=spec/releases/$* SPEC_SPARK=$(SPEC_SPARK)
+
+test-spec: spec
+	@test -n "$(SNAPSHOT)" || { echo "make test-spec SNAPSHOT=<spec snapshot folder>, or make test-spec-<release> for spec/releases/<release>"; exit 2; }
+	$(PY) -m tests.support.overlay --snapshot $(SNAPSHOT) --dest build/spec-$(notdir $(abspath $(SNAPSHOT)))
+	PYTHONPATH=$(CURDIR)/build/spec-$(notdir $(abspath $(SNAPSHOT)))/src $(VENV)/bin/pytest -q \
+		$(SPEC_LAYER_TESTS) $(if $(filter yes,$(SPEC_SPARK)),$(SPEC_SPARK_TESTS))
 
 # Pin a new snapshot, regenerate, report: `make spec-upgrade SRC=folder` (a spec/ folder of
 # an OpenLineage checkout) or `make spec-upgrade SRC=1.40.0` (a release tag, downloaded:
