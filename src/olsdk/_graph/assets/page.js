@@ -1303,9 +1303,10 @@
       el("h3", null, "Producers"), countList(S.producers, 10),
       el("h3", null, "Facets seen (events)"), countList(S.facetKeys, 30),
       el("div", { class: "hint" },
-        "Click a job or dataset to see its runs, fields and column lineage; its upstream turns ",
+        "Click a job or dataset, or pick it in the outline, to see its runs, fields and column lineage; its upstream turns ",
         el("b", { style: null }, "orange"), " and its downstream ", el("b", null, "violet"), ". Drag to pan, scroll to zoom, ",
-        el("kbd", null, "/"), " to search, ", el("kbd", null, "0"), " to fit, ", el("kbd", null, "Esc"), " to clear."),
+        el("kbd", null, "/"), " to search jobs, datasets and fields (", el("kbd", null, "Tab"), " from there into the outline: arrows, ",
+        el("kbd", null, "Enter"), "), ", el("kbd", null, "0"), " to fit, ", el("kbd", null, "Esc"), " to clear."),
     );
   }
 
