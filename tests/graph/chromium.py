@@ -179,9 +179,10 @@ class Chromium:
             if "method" in message:
                 self.events.append(message)
 
-    def wait_event(self, method: str, timeout: float | None = None) -> dict[str, Any]:
+    def wait_event(self, method: str, timeout: float | None = None, since: int = 0) -> dict[str, Any]:
+        """The first `method` event recorded at or after position `since` of `events`."""
         deadline = time.monotonic() + (timeout or self.timeout)
-        seen = 0
+        seen = since
         while time.monotonic() < deadline:
             for event in self.events[seen:]:
                 if event["method"] == method:
@@ -207,8 +208,9 @@ class Chromium:
     def open(self, path: Path | str, ready: str = "document.documentElement.dataset.rendered === 'true'") -> None:
         """Navigate to a file (or a URL) and wait for its load event, then for `ready` to be true."""
         url = path if isinstance(path, str) else path.resolve().as_uri()
+        since = len(self.events)  # a second page in the same browser: not the first page's load event
         self.send("Page.navigate", {"url": url})
-        self.wait_event("Page.loadEventFired")
+        self.wait_event("Page.loadEventFired", since=since)
         self.wait_for(ready)
 
     def wait_for(self, condition: str, timeout: float | None = None) -> None:

@@ -285,3 +285,13 @@ def test_spec_problems_a_server_adds_are_shown(chromium: Chromium, tmp_path: Pat
     chromium.evaluate("olsdkLineage.select(olsdkLineage.find('ingest.orders'))")
     assert "3 events stored with problems" in chromium.evaluate("document.getElementById('panel').textContent")
     assert chromium.errors() == []
+
+
+def test_a_second_page_in_the_same_browser_is_waited_for(chromium: Chromium, tmp_path: Path) -> None:
+    """The harness itself: `open` waits for the new page's load, not the previous page's."""
+    first = write_page(graph_of(pipeline_events()), tmp_path / "first.html", title="first")
+    second = write_page(graph_of(warehouse_events()), tmp_path / "second.html", title="second")
+    chromium.open(first)
+    chromium.open(second)
+    assert chromium.evaluate("document.title") == "second"
+    assert chromium.evaluate("olsdkLineage.nodeCount") == 56
