@@ -68,3 +68,22 @@ def test_the_readme_block_runs(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert server.get("/api/v1/namespaces/etl/jobs/my_pipeline")["latestRun"]["state"] == "COMPLETED"
     assert (tmp_path / "state" / "olsdk" / "lineage.db").exists()
+
+
+def test_the_key_file_title_and_body_limit_options(tmp_path: Path, sqlite_db: str) -> None:
+    key_file = tmp_path / "key.txt"
+    key_file.write_text("file-key-93b1\n")
+    options = ("--api-key-file", str(key_file), "--title", "Team lineage", "--max-body-mb", "0.01")
+    with ServeProcess(tmp_path, sqlite_db, *options) as server:
+        bearer = {"Authorization": "Bearer file-key-93b1"}
+        assert (
+            server.post("/api/v1/lineage", dumps(run_event("keyed", "0190d3a4-7b5c-7a3e-9f00-0000000000d2")))[0] == 401
+        )
+        assert (
+            server.post("/api/v1/lineage", dumps(run_event("keyed", "0190d3a4-7b5c-7a3e-9f00-0000000000d2")), bearer)[0]
+            == 200
+        )
+        big = dumps(run_event("keyed", "0190d3a4-7b5c-7a3e-9f00-0000000000d3", padding="x" * 20_000))
+        assert server.post("/api/v1/lineage", big, bearer)[0] == 413  # 0.01 MB, and no less than 1 KiB
+        assert server.get("/api/olsdk/graph", bearer)["title"] == "Team lineage"
+    assert "file-key-93b1" not in server.output()
