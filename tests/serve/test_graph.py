@@ -12,7 +12,7 @@ from typing import Any
 from olsdk._graph._model import RUN_HISTORY, build_graph
 from olsdk._graph._page import page_data
 from olsdk._graph._read import ReadItem
-from tests.graph.events import pipeline_events
+from tests.graph.events import parent_events, pipeline_events
 from tests.serve.harness import ServeProcess, dumps, run_event
 
 
@@ -35,11 +35,17 @@ def comparable(data: dict[str, Any]) -> dict[str, Any]:
         k: v for k, v in data["summary"].items() if k in ("events", "notes", "runsByState", "producers", "facetKeys")
     }
     nodes = [{k: v for k, v in node.items() if k != "pb"} for node in data["nodes"]]
-    return {"nodes": nodes, "edges": data["edges"], "size": data["size"], "summary": summary}
+    return {
+        "nodes": nodes,
+        "edges": data["edges"],
+        "parents": data["parents"],
+        "size": data["size"],
+        "summary": summary,
+    }
 
 
 def test_the_served_graph_is_the_graph_of_the_events(served: ServeProcess) -> None:
-    events = pipeline_events() + many_runs()
+    events = pipeline_events() + parent_events() + many_runs()
     for start in range(0, len(events), 10):
         status, answer = served.post("/api/v1/lineage/batch", dumps(events[start : start + 10]))
         assert status == 200 and answer["summary"]["failed"] == 0, answer

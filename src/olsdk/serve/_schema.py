@@ -27,6 +27,7 @@ __all__ = [
     "metadata",
     "name_key",
     "namespaces",
+    "parent_links",
     "refused",
     "runs",
     "store_info",
@@ -168,11 +169,26 @@ runs = Table(
     Column("facets", Text, nullable=False),
     Column("facet_times", Text, nullable=False),
     Column("invalid_events", Integer, nullable=False),
+    # its parent run (the parent run facet of its latest event that has one)
+    Column("parent_time", _TIME),
+    Column("parent_namespace", Text),
+    Column("parent_name", Text),
+    Column("parent_run_id", Text),
     Column("updated_seq", BigInteger, nullable=False),  # the last event seq of the write that changed it
     Index("runs_run_key", "run_key"),
     Index("runs_updated", "updated_seq"),
     Index("runs_job_order", "job_key", "start_time", "last_time", "run_id"),  # a job's runs, latest first
     Index("runs_state", "state"),
+)
+
+parent_links = Table(
+    "parent_links",
+    metadata,
+    Column("key", _KEY, primary_key=True),  # a run of the parent job started a run of the child job
+    Column("parent_namespace", Text, nullable=False),
+    Column("parent_name", Text, nullable=False),
+    Column("child_namespace", Text, nullable=False),
+    Column("child_name", Text, nullable=False),
 )
 
 column_edges = Table(

@@ -28,6 +28,7 @@ from olsdk._graph._facts import NO_TIME, ColumnEdge, EventFacts
 from olsdk._graph._model import (  # the graph's own run rule, so the page and the API agree
     Edge,
     LineageGraph,
+    ParentLink,
     RunSummary,
     _RunAccumulator,
     build_from_parts,
@@ -202,6 +203,7 @@ class Store:
             "refused": insert(t.refused),
             "edges": self._insert(t.edges).on_conflict_do_nothing(),
             "column_edges": self._insert(t.column_edges).on_conflict_do_nothing(),
+            "parent_links": self._insert(t.parent_links).on_conflict_do_nothing(),
             "counters": counters.on_conflict_do_update(
                 index_elements=[t.counters.c.key], set_={"count": t.counters.c.count + counters.excluded["count"]}
             ),
@@ -258,6 +260,7 @@ class Store:
         edge_rows: dict[tuple[str, str, str], Edge] = {}
         run_rows: dict[tuple[str, str], _Run] = {}
         column_rows: dict[str, dict[str, Any]] = {}
+        parent_rows: dict[str, dict[str, str]] = {}
         event_rows: list[dict[str, Any]] = []
 
         def entity(table: dict[str, _Entity], key: str, namespace: str, name: str, at: str) -> _Entity:
@@ -293,6 +296,15 @@ class Store:
                         edge_rows[job_key, direction, t.name_key(ds_ns, ds_name)] = Edge(
                             direction, job_ns, job_name, ds_ns, ds_name
                         )
+                if facts.parent is not None and facts.parent[:2] != facts.job:  # never a job's own parent
+                    parent_ns, parent_name = facts.parent[:2]
+                    parent_rows[t.name_key(parent_ns, parent_name, job_ns, job_name)] = {
+                        "key": t.name_key(parent_ns, parent_name, job_ns, job_name),
+                        "parent_namespace": clean(parent_ns),
+                        "parent_name": clean(parent_name),
+                        "child_namespace": clean(job_ns),
+                        "child_name": clean(job_name),
+                    }
                 if facts.run_id is not None:
                     run_key = t.name_key(facts.run_id)
                     run = run_rows.get((job_key, run_key))
@@ -370,6 +382,8 @@ class Store:
             conn.execute(self._sql["edges"], rows)
         if column_rows:
             conn.execute(self._sql["column_edges"], list(column_rows.values()))
+        if parent_rows:
+            conn.execute(self._sql["parent_links"], list(parent_rows.values()))
         self._upsert_runs(conn, run_rows, last_seq)
         self._count(conn, counts)
 
@@ -477,6 +491,10 @@ class Store:
                     "facets": _dumps(run.facets),
                     "facet_times": _dumps(run.facet_times),
                     "invalid_events": invalid[key],
+                    "parent_time": None if accumulator.parent is None else accumulator.parent[0],
+                    "parent_namespace": None if accumulator.parent is None else clean(accumulator.parent[1][0]),
+                    "parent_name": None if accumulator.parent is None else clean(accumulator.parent[1][1]),
+                    "parent_run_id": None if accumulator.parent is None else clean(accumulator.parent[1][2]),
                     "updated_seq": last_seq,
                 }
             )
@@ -542,6 +560,10 @@ class Store:
             notes=self.counters(conn, "note"),
             producers=self.counters(conn, "producer"),
             facet_keys=self.counters(conn, "facet"),
+            parents=[
+                ParentLink(r.parent_namespace, r.parent_name, r.child_namespace, r.child_name)
+                for r in conn.execute(select(t.parent_links))
+            ],
             runs_by_state=self._runs.runs_by_state(),
             job_totals=self._runs.job_totals(),
             failed_runs=self._runs.failed_runs(),
@@ -574,7 +596,13 @@ def run_summary(row: Any) -> RunSummary:
 def _accumulator_of(row: Any) -> _RunAccumulator:
     terminal = None if row.terminal_type is None else (row.terminal_time, row.terminal_rank, row.terminal_type)
     error = None if row.error is None else (row.error_time, row.error)
+    parent = (
+        None
+        if row.parent_run_id is None
+        else (row.parent_time, (row.parent_namespace, row.parent_name, row.parent_run_id))
+    )
     return _RunAccumulator(
+        parent=parent,
         start=row.start_time or None,  # stored as "" when no event had a time
         last=row.last_time,
         terminal=terminal,
