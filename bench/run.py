@@ -20,13 +20,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import cases, delivery, growth, memory, workloads
+from bench import cases, delivery, growth, memory, startup, workloads
 from bench.timing import Series, interleave
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "benchmarks.md"
 HAND_WRITTEN = "## Where the time goes"
-GROUPS = ("parse", "validate", "read", "serialise", "emit", "growth", "schema", "http", "memory")
+GROUPS = ("parse", "validate", "read", "serialise", "emit", "growth", "schema", "http", "memory", "startup")
 WORKLOADS = ("full", "minimal")
 
 
@@ -37,6 +37,7 @@ class Settings:
     http_events: int = 10_000
     http_rounds: int = 3
     ndjson_bytes: int = 256 * 1024 * 1024
+    startup_rounds: int = 11
     only: tuple[str, ...] = GROUPS
     quick: bool = False
 
@@ -92,6 +93,9 @@ def run(settings: Settings) -> Results:
             f" rounds ({time.perf_counter() - t0:.0f} s)"
         )
         results.measured.append(_http(settings, inputs["minimal"]))
+    if "startup" in settings.only:
+        _log(f"bench: startup / fresh processes x {settings.startup_rounds} rounds ({time.perf_counter() - t0:.0f} s)")
+        results.measured += _startup(settings)
     if "memory" in settings.only:
         _log(f"bench: memory / {settings.ndjson_bytes / 2**20:.0f} MiB NDJSON ({time.perf_counter() - t0:.0f} s)")
         results.memory = memory.run(settings.ndjson_bytes)
@@ -114,6 +118,25 @@ def _http(settings: Settings, inp: cases.Inputs) -> Measured:
         pending=pending,
     )
     return Measured(case, series)
+
+
+def _startup(settings: Settings) -> list[Measured]:
+    out = []
+    for group in startup.measure(settings.startup_rounds):
+        imports = group.reference == startup.IMPORT_REFERENCE
+        case = cases.Case(
+            "startup",
+            group.title,
+            "CPU time",
+            reference=group.reference,
+            contenders=[cases.Contender(name, probe.measure) for name, probe in group.probes.items()],
+            target=None if imports else ("olsdk", startup.FIRST_EVENT_TARGET),
+            limit=("import olsdk", startup.IMPORT_LIMIT_NS) if imports else None,
+            unit="process",
+            note=startup.wall_note(group),
+        )
+        out.append(Measured(case, group.series))
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -154,15 +177,22 @@ def table_rows(results: Results) -> list[list[str]]:
                 target = f">= {case.target[1]:g}x"
                 verdict = "met" if s.ratio >= case.target[1] else "MISSED"
             is_ref = contender.name == case.reference
+            speed = "1.00x (ref)" if is_ref else _fmt_ratio(s.ratio) + f" {case.reference}"
+            if case.limit and case.limit[0] == contender.name:
+                above = startup.paired_difference_ns(s, item.series[case.reference])
+                target = f"<= ref + {_fmt_time(case.limit[1])}"
+                verdict = "met" if above <= case.limit[1] else "MISSED"
+                speed += f" (ref {'+' if above >= 0 else '-'} {_fmt_time(abs(above))})"
+            rate = "-" if case.unit == "process" else _fmt_rate(s.median_ns)
             rows.append(
                 [
                     case.title,
                     case.workload,
                     contender.name,
                     _fmt_time(s.median_ns) + ("/event" if case.unit == "event" else ""),
-                    _fmt_rate(s.median_ns) + (" events" if case.unit == "event" else ""),
+                    rate + (" events" if case.unit == "event" else ""),
                     f"{s.spread:.0%}",
-                    "1.00x (ref)" if is_ref else _fmt_ratio(s.ratio) + f" {case.reference}",
+                    speed,
                     target,
                     verdict,
                 ]
@@ -333,7 +363,7 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "",
         markdown_table(table_rows(results)),
         "",
-        "## Targets (issue 15; HTTP and memory: issue 7)",
+        "## Targets (issue 15; HTTP and memory: issue 7; start-up: issue 24)",
         "",
         *_targets_summary(results),
         "",
@@ -363,6 +393,13 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "  and every facet against the schema its `_schemaURL` names, all `$ref`s resolved",
         "  from the local `spec/` copy; formats are annotations (the 2020-12 default).",
         "  olsdk offers no JSON-Schema validator, so its typed parse is shown for scale.",
+        "- Start-up rows (`bench/startup.py`, also `python -m bench.startup`): every sample is a",
+        f"  fresh interpreter (`python -c`), {s.startup_rounds} per contender, interleaved, after one untimed",
+        "  run each; the time is the process's CPU time (interpreter start-up included) until its",
+        "  snippet's work is done: an import, or the first event on disk (a client with a file",
+        "  transport and one START RunEvent; *pydantic, one model*: the least a pydantic-based",
+        "  SDK pays, one model class defined, built and written as a line). `import olsdk` loads",
+        "  the exceptions only; the models, readers and client load when first asked for.",
         "- HTTP rows: one local `ThreadingHTTPServer` subprocess (`bench/server.py`),",
         "  keep-alive, empty 200 replies. Each contender is a client built once and fed",
         "  the same pre-built minimal event: `olsdk.client.OpenLineageClient` with the",
@@ -408,6 +445,7 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path | None, str]:
     parser.add_argument("--http-events", type=int, help="events per HTTP round (default 10000)")
     parser.add_argument("--http-rounds", type=int, help="HTTP rounds (default 3)")
     parser.add_argument("--ndjson-gb", type=float, help="size of the NDJSON file for the memory row (default 0.25)")
+    parser.add_argument("--startup-rounds", type=int, help="fresh processes per start-up contender (default 11)")
     parser.add_argument(
         "--only",
         help=f"comma-separated subset of {','.join(GROUPS)}",
@@ -426,6 +464,7 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path | None, str]:
             http_events=200,
             http_rounds=2,
             ndjson_bytes=4 * 1024 * 1024,
+            startup_rounds=2,
             quick=True,
         )
     if args.rounds:
@@ -438,6 +477,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path | None, str]:
         s.http_rounds = args.http_rounds
     if args.ndjson_gb:
         s.ndjson_bytes = int(args.ndjson_gb * 1024**3)
+    if args.startup_rounds:
+        s.startup_rounds = args.startup_rounds
     if args.only:
         chosen = tuple(x.strip() for x in args.only.split(",") if x.strip())
         unknown = set(chosen) - set(GROUPS)

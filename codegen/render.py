@@ -74,6 +74,7 @@ def models_source(staged: StagedSpec, release: str) -> str:
                 "typing.TYPE_CHECKING",
                 "olsdk._runtime.FILLED_ON_CONSTRUCTION",
                 "olsdk._runtime.NOT_SENT",
+                "olsdk._runtime.OLRootModel",
                 "olsdk._runtime.OptionalDateTimeStr",
                 "olsdk._runtime.OptionalUUIDStr",
             ],
@@ -88,8 +89,16 @@ def models_source(staged: StagedSpec, release: str) -> str:
 
 def _postprocess(source: str) -> str:
     source = _drop_root_model(source)
+    source = _drop_rebuilds(source)
     source = _keep_spec_names(source)
     return _add_all(source)
+
+
+def _drop_rebuilds(source: str) -> str:
+    # The generator finishes classes that name later ones with `Cls.model_rebuild()` at
+    # the end of the module, which builds them there; olsdk's classes build on first use
+    # (`defer_build`, olsdk._runtime), when every class they name exists.
+    return re.sub(r"^\w+\.model_rebuild\(\)$\n?", "", source, flags=re.M)
 
 
 def _add_dependent_required(source: str, staged: StagedSpec) -> str:
@@ -113,7 +122,7 @@ def _add_dependent_required(source: str, staged: StagedSpec) -> str:
 def _drop_root_model(source: str) -> str:
     # The staged document has no root schema of its own, only $defs; the generator
     # still emits a catch-all root model for it, which is meaningless here.
-    source, count = re.subn(r"\nclass Model\(RootModel\[Any\]\):\n    root: Any\n\n", "", source)
+    source, count = re.subn(r"\nclass Model\(OLRootModel\):\n    root: Any\n\n", "", source)
     if count != 1:
         raise RuntimeError("expected exactly one generated root 'Model' class to remove")
     return source
@@ -171,7 +180,11 @@ def render_package(staged: StagedSpec, manifest: Manifest) -> GeneratedPackage:
     files = {
         "__init__.py": env.get_template("__init__.py.jinja2").render(context),
         "_meta.py": env.get_template("_meta.py.jinja2").render(context),
-        "models.py": models_source(staged, manifest.release),
+        # The tables that name classes end the models module, which binds them to its
+        # classes as soon as they exist (`_meta` re-exports them).
+        "models.py": models_source(staged, manifest.release)
+        + "\n\n"
+        + env.get_template("models_metadata.py.jinja2").render(context),
         "_schemas.py": schemas_source(staged, manifest.release),
         "py.typed": "",
     }

@@ -6,26 +6,27 @@ Events and facets are pydantic models generated from the spec (`olsdk.models`);
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from olsdk._events import Event, parse_event, to_dict, to_json
 from olsdk._exceptions import ConfigError, DeliveryError, FacetKeyConflict, OlsdkError, Problem, ValidationError
-from olsdk._runtime import get_default_producer, set_default_producer
-from olsdk._validate import validate_event
-from olsdk.models import (
-    SPEC_VERSION,
-    DatasetEvent,
-    EventType,
-    InputDataset,
-    Job,
-    JobEvent,
-    OutputDataset,
-    Run,
-    RunEvent,
-)
 
 if TYPE_CHECKING:
+    from olsdk._events import Event, parse_event, to_dict, to_json
+    from olsdk._runtime import get_default_producer, set_default_producer
+    from olsdk._validate import validate_event
     from olsdk.client import OpenLineageClient
+    from olsdk.models import (
+        SPEC_VERSION,
+        DatasetEvent,
+        EventType,
+        InputDataset,
+        Job,
+        JobEvent,
+        OutputDataset,
+        Run,
+        RunEvent,
+    )
 
 __version__ = "0.1.0"
 
@@ -55,11 +56,45 @@ __all__ = [
     "validate_event",
 ]
 
+# Where each other name of `__all__` lives. A process pays for a module when it first
+# asks for one of its names: the models, the readers, the validator and the client (with
+# requests and the transports) are imported then, not by `import olsdk`.
+_LAZY: dict[str, str] = {
+    "Event": "olsdk._events",
+    "parse_event": "olsdk._events",
+    "to_dict": "olsdk._events",
+    "to_json": "olsdk._events",
+    "get_default_producer": "olsdk._runtime",
+    "set_default_producer": "olsdk._runtime",
+    "validate_event": "olsdk._validate",
+    "OpenLineageClient": "olsdk.client",
+    **dict.fromkeys(
+        [
+            "SPEC_VERSION",
+            "DatasetEvent",
+            "EventType",
+            "InputDataset",
+            "Job",
+            "JobEvent",
+            "OutputDataset",
+            "Run",
+            "RunEvent",
+        ],
+        "olsdk.models",
+    ),
+}
+
 
 def __getattr__(name: str) -> Any:
-    # The client pulls in requests and the transports: import it only when asked for.
-    if name == "OpenLineageClient":
-        from olsdk.client import OpenLineageClient
+    if name == "models":  # `import olsdk; olsdk.models.RunEvent`, as when the models loaded with olsdk
+        return importlib.import_module("olsdk.models")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'olsdk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # asked once: later reads are plain module attributes
+    return value
 
-        return OpenLineageClient
-    raise AttributeError(f"module 'olsdk' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -12,7 +12,7 @@ from typing import Any, cast
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from olsdk._runtime import dump_json
+from olsdk._runtime import built, dump_json
 from olsdk._strict import Event, parse_strict
 from olsdk.models import RunEvent
 
@@ -36,7 +36,7 @@ def parse_event(data: str | bytes | bytearray | Mapping[str, Any], *, strict: bo
     if strict and (kind is bytes or kind is str):
         text = cast("bytes | str", data)
         try:
-            event: Event = _RUN_EVENT_VALIDATOR.validate_json(text)
+            event: Event = (_RUN_EVENT_VALIDATOR or _run_event_validator()).validate_json(text)
         except PydanticValidationError:
             pass
         else:
@@ -50,7 +50,17 @@ def parse_event(data: str | bytes | bytearray | Mapping[str, Any], *, strict: bo
     return parse_strict(data, run_event_tried=kind is bytes or kind is str)
 
 
-_RUN_EVENT_VALIDATOR = RunEvent.__pydantic_validator__
+# RunEvent's validator, kept here once RunEvent is built (on the first parse: the models
+# build on first use), so that the fast path costs one global lookup.
+# (A pydantic-core `SchemaValidator`, or pydantic's wrapper of one when plugins are installed.)
+_RUN_EVENT_VALIDATOR: Any = None
+
+
+def _run_event_validator() -> Any:
+    global _RUN_EVENT_VALIDATOR
+    built(RunEvent)
+    _RUN_EVENT_VALIDATOR = RunEvent.__pydantic_validator__
+    return _RUN_EVENT_VALIDATOR
 
 
 def to_json(event: BaseModel) -> str:

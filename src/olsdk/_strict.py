@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeAlias, Union, cast
 
-from pydantic import Discriminator, Tag, TypeAdapter
+from pydantic import ConfigDict, Discriminator, Tag, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._exceptions import Problem, ValidationError
@@ -39,7 +39,9 @@ _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(
                 "a DatasetEvent has 'dataset', a JobEvent has 'job'"
             ),
         ),
-    ]
+    ],
+    # Built on first use, with the event classes (see `olsdk.models`).
+    config=ConfigDict(defer_build=True),
 )
 
 
@@ -58,9 +60,6 @@ def parse_strict(data: str | bytes | bytearray | Mapping[str, Any], *, run_event
     return event
 
 
-_RUN_EVENT_VALIDATOR = RunEvent.__pydantic_validator__
-
-
 def _validate(data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tried: bool = False) -> Event:
     # JSON names only (the models' configuration): a custom field that happens to be
     # called `producer` in a facet must stay that field, not fill in the facet's `_producer`.
@@ -70,7 +69,7 @@ def _validate(data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tr
         # objects to call its discriminator; it serves the other kinds and the errors.
         if not run_event_tried:
             try:
-                event: Event = _RUN_EVENT_VALIDATOR.validate_json(data)
+                event: Event = RunEvent.__pydantic_validator__.validate_json(data)
                 return event
             except PydanticValidationError:
                 pass

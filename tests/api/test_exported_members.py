@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pkgutil
 import types
+from pathlib import Path
 
 import pytest
 
 import olsdk
 from tests.support.api_doc import PUBLIC_MODULES, documented, load
+from tests.support.processes import run_script
 
 
 @pytest.mark.parametrize("module_name", PUBLIC_MODULES)
@@ -63,3 +65,27 @@ def test_every_other_module_is_private() -> None:
         if not any(part.startswith("_") for part in parts):
             offenders.append(info.name)
     assert not offenders, f"implementation modules must be private (_name): {offenders}"
+
+
+def test_import_olsdk_loads_the_rest_when_first_asked_for(tmp_path: Path) -> None:
+    """`import olsdk` is the exceptions; each other name imports its module on first use."""
+    script = """
+        import sys
+        import olsdk
+        loaded = lambda: sorted(m for m in sys.modules if m.startswith("olsdk"))
+        print(loaded())
+        olsdk.RunEvent
+        print("olsdk.models" in sys.modules, "olsdk._events" in sys.modules, "olsdk.client" in sys.modules)
+        olsdk.parse_event
+        print("olsdk._events" in sys.modules, "olsdk._lenient" in sys.modules, "olsdk.client" in sys.modules)
+        print(olsdk.OpenLineageClient.__module__, olsdk.models.RunEvent is olsdk.RunEvent)
+    """
+    done = run_script(script, tmp_path)
+    assert done.returncode == 0, done.stderr
+    first, models, readers, client = done.stdout.splitlines()
+    assert first == "['olsdk', 'olsdk._exceptions', 'olsdk._formats']"
+    assert models == "True False False"
+    assert readers == "True False False"
+    assert client == "olsdk.client._client True"
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = olsdk.nothing  # type: ignore[attr-defined]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import gc
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +17,7 @@ pytest.importorskip("openlineage.client")
 orjson = pytest.importorskip("orjson")
 
 import olsdk  # noqa: E402
-from bench import cases, growth, workloads  # noqa: E402
+from bench import cases, growth, startup, workloads  # noqa: E402
 from olsdk import models  # noqa: E402
 
 
@@ -149,3 +150,18 @@ def test_read_and_validate_cases_check_their_workload() -> None:
     assert broken.wire != inp.wire
     with pytest.raises(RuntimeError, match="finds problems"):
         cases.validate_case(broken, 0.001)
+
+
+def test_startup_snippets_do_what_their_rows_say(tmp_path: Path) -> None:
+    """Each start-up contender runs in a fresh process and reports; the first-event ones
+    leave their event on disk: the same START event, which olsdk reads strictly."""
+    for contender in startup.SNIPPETS:
+        cpu, wall = startup.run_once(contender, tmp_path / contender.replace(" ", "_"))
+        assert cpu > 0 and wall > 0, contender
+    for contender in ("olsdk", "official client"):
+        (line,) = (tmp_path / contender.replace(" ", "_") / "events.ndjson").read_text().splitlines()
+        event = olsdk.parse_event(line)
+        assert isinstance(event, models.RunEvent)
+        assert (event.eventType, event.run.runId, event.job.name) == ("START", startup.RUN_ID, "startup")
+    (line,) = (tmp_path / "pydantic,_one_model" / "events.ndjson").read_text().splitlines()
+    assert orjson.loads(line) == {"namespace": "bench", "name": "startup"}

@@ -67,6 +67,8 @@ EXPECTED = {
     ("HTTP delivery", "minimal", "olsdk http, batch mode"),
     ("HTTP delivery", "minimal", "official HttpTransport"),
     ("streaming validation RSS", "", "olsdk.parse_event per line"),
+    *(("import, fresh process", "CPU time", c) for c in ("import pydantic", "import olsdk", "import olsdk.models")),
+    *(("first event, fresh process", "CPU time", c) for c in ("olsdk", "official client", "pydantic, one model")),
 }
 
 
@@ -125,10 +127,13 @@ def test_quick_run_has_every_row(tmp_path: Path) -> None:
     # both readers read the same facets and names (the run stops if they do not)
     assert "- parse + read every facet, full: each reader reads 10 facets and 40 schema field names." in markdown
     assert "- parse + read every facet, minimal: each reader reads 0 facets and 0 schema field names." in markdown
-    # every target of the issues has a verdict: issue 15's six, issue 7's HTTP and memory rows
+    # every target of the issues has a verdict: issue 15's six, issue 7's HTTP and memory
+    # rows, issue 24's two start-up rows (with the wall times of the same processes noted)
     verdicts = {(r[0], r[1]): r[8] for r in rows if r[7]}
-    assert len(verdicts) == 8, verdicts
+    assert len(verdicts) == 10, verdicts
     assert ("validate bytes, no objects built", "full") in verdicts
+    assert {("import, fresh process", "CPU time"), ("first event, fresh process", "CPU time")} <= set(verdicts)
+    assert "- first event, fresh process, CPU time: wall time, median (range): olsdk " in markdown
     assert all(v in ("met", "MISSED", "PENDING") for v in verdicts.values())
     # the printed table too
     assert "olsdk.parse_event" in proc.stdout and "official HttpTransport" in proc.stdout

@@ -20,6 +20,7 @@ import olsdk.models as models
 from olsdk import _runtime
 from olsdk._generated import models as generated
 from olsdk._records import OLRecord
+from tests.support.processes import run_script
 from tests.support.spec_schema import assert_valid, core
 
 RUN_ID = "0190d3a4-7b5c-7a3e-9f00-1234567890ab"
@@ -236,3 +237,148 @@ def test_a_naive_datetime_is_an_error_naming_the_field() -> None:
         models.NominalTimeRunFacet(nominalStartTime=dt.datetime(2026, 11, 22, 10, 30))
     with pytest.raises(olsdk.ValidationError, match=r"eventTime: .*time zone"):
         models.JobEvent(job=models.Job(namespace="n", name="j"), eventTime=dt.datetime(2026, 11, 22))
+
+
+# -- built on first use ------------------------------------------------------------------
+#
+# Each check runs in a fresh interpreter: in this one, earlier tests have built classes.
+
+
+def _fresh(script: str, tmp_path: Any) -> str:
+    done = run_script(script, tmp_path)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_importing_the_models_builds_no_class_but_resolves_every_field(tmp_path: Any) -> None:
+    out = _fresh(
+        """
+        import typing
+        from pydantic import BaseModel
+        import olsdk.models as models
+
+        classes = [getattr(models, n) for n in models.__all__]
+        classes = [c for c in classes if isinstance(c, type) and issubclass(c, BaseModel)]
+        print(len(classes), sum(c.__pydantic_complete__ for c in classes))
+        unresolved = [
+            f"{c.__name__}.{name}"
+            for c in classes
+            for name, info in c.model_fields.items()
+            if isinstance(info.annotation, typing.ForwardRef | str)
+        ]
+        print(unresolved)
+        print(models.Run.model_fields["facets"].annotation)
+        """,
+        tmp_path,
+    )
+    counts, unresolved, annotation = out.splitlines()
+    count, built_count = counts.split()
+    assert int(count) > 90
+    assert built_count == "0"
+    assert unresolved == "[]"
+    assert annotation == "olsdk._generated.models.RunFacets | None"
+
+
+def test_a_class_builds_on_first_use_and_parses_as_an_eagerly_built_one(tmp_path: Any) -> None:
+    event = models.RunEvent(
+        eventType=models.EventType.START,
+        run=models.Run(runId=RUN_ID),
+        job=models.Job(namespace="ns", name="job"),
+    )
+    out = _fresh(
+        f"""
+        import olsdk, olsdk.models as models
+        text = {olsdk.to_json(event)!r}
+        print(models.RunEvent.__pydantic_complete__, models.Run.__pydantic_complete__)
+        parsed = olsdk.parse_event(text)
+        print(models.RunEvent.__pydantic_complete__, olsdk.to_json(parsed) == text)
+        """,
+        tmp_path,
+    )
+    assert out.splitlines() == ["False False", "True True"]
+
+
+def test_unpickled_events_read_typed_records_in_a_fresh_process(tmp_path: Any) -> None:
+    # A parsed facet keeps its records as dicts until read; a process that only unpickles
+    # it (a Spark worker) must still read them typed, before any class is built there.
+    wire = json.dumps(
+        {
+            "eventTime": "2026-11-22T10:00:00Z",
+            "producer": "https://example.com/p",
+            "schemaURL": f"{CORE}#/$defs/RunEvent",
+            "eventType": "COMPLETE",
+            "run": {"runId": RUN_ID, "facets": {}},
+            "job": {"namespace": "ns", "name": "job"},
+            "inputs": [
+                {
+                    "namespace": "ns",
+                    "name": "in",
+                    "facets": {"schema": facet(fields=[{"name": "a", "fields": [{"name": "b"}]}])},
+                }
+            ],
+        }
+    )
+    (tmp_path / "event.pickle").write_bytes(pickle.dumps(olsdk.parse_event(wire)))
+    out = _fresh(
+        """
+        import pickle
+        event = pickle.loads(open("event.pickle", "rb").read())
+        field = event.inputs[0].facets.schema.fields[0]
+        print(type(field).__name__, field.fields[0].name, event.run.facets.parent)
+        """,
+        tmp_path,
+    )
+    assert out.split() == ["SchemaDatasetFacetFields", "b", "None"]
+
+
+def test_the_generated_module_binds_its_metadata_however_it_is_imported(tmp_path: Any) -> None:
+    # (Unpickling imports `olsdk._generated.models` and nothing else of olsdk.)
+    out = _fresh(
+        """
+        import sys
+        from olsdk._generated import models
+        print(models.RunFacets.__olsdk_entity__, models.SQLJobFacet.__olsdk_schema_url__.endswith("SQLJobFacet"))
+        print(models.RunFacets.model_fields["parent"].annotation, "olsdk.models" in sys.modules)
+        """,
+        tmp_path,
+    )
+    assert out.splitlines() == ["run True", "olsdk._generated.models.ParentRunFacet | None False"]
+
+
+def test_records_and_facet_maps_read_typed_before_any_class_is_built(tmp_path: Any) -> None:
+    out = _fresh(
+        """
+        import olsdk.models as models
+        field = models.SchemaDatasetFacetFields(name="a", fields=[{"name": "b"}])
+        print(type(field.fields[0]).__name__, field.fields[0].name)
+        facets = models.RunFacets.model_construct()
+        print(facets.parent, type(models.RunFacets.__dict__["parent"]).__name__)
+        print(models.SchemaDatasetFacet.__pydantic_complete__)
+        """,
+        tmp_path,
+    )
+    assert out.splitlines() == ["SchemaDatasetFacetFields b", "None _FacetAttribute", "False"]
+
+
+def test_a_custom_facet_is_built_where_it_is_defined(tmp_path: Any) -> None:
+    out = _fresh(
+        """
+        from olsdk import _registry
+        from olsdk.facets import CustomRunFacet
+
+        class MyCoRowsRunFacet(CustomRunFacet, prefix="myCo", schema_base_url="https://e.com/s", version="1-0-0"):
+            rows: int
+
+        class NotAType:
+            pass
+
+        try:
+            class MyCoBrokenRunFacet(CustomRunFacet, prefix="myCo", schema_base_url="https://e.com/s", version="1-0-0"):
+                value: NotAType
+        except Exception as exc:
+            print(type(exc).__name__)
+        print(MyCoRowsRunFacet.__pydantic_complete__, _registry.lookup("run", "myCo_broken"))
+        """,
+        tmp_path,
+    )
+    assert out.splitlines() == ["PydanticSchemaGenerationError", "True None"]

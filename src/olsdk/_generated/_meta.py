@@ -3,157 +3,22 @@
 """What the generator knows about the models that the classes cannot say themselves.
 
 Facet keys live outside the facet classes in the spec (in each facet file's top-level
-`properties`), and so do schema URLs (the file's `$id`); the runtime binds both to the
-classes at import. The entity table (which base facet, facet map and field each kind of
-facet has, and where events hold it) is read through `olsdk._spec`.
+`properties`), and so do schema URLs (the file's `$id`); the models module binds both to
+its classes at import. The entity table (which base facet, facet map and field each kind
+of facet has, and where events hold it) is read through `olsdk._spec`.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
-from olsdk._runtime import FacetContainer
 from olsdk._generated import models as m
 
-CORE_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
-
-# Facet class -> its versioned schema URL (`$id` of its file + `#/$defs/<Name>`).
-SCHEMA_URLS: dict[type[m.BaseFacet], str] = {
-    m.BaseFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/BaseFacet",
-    m.RunFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet",
-    m.JobFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobFacet",
-    m.DatasetFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetFacet",
-    m.InputDatasetFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/InputDatasetFacet",
-    m.OutputDatasetFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/OutputDatasetFacet",
-    m.CatalogDatasetFacet: "https://openlineage.io/spec/facets/1-1-0/CatalogDatasetFacet.json#/$defs/CatalogDatasetFacet",
-    m.ColumnLineageDatasetFacet: "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
-    m.DataQualityAssertionsDatasetFacet: "https://openlineage.io/spec/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet",
-    m.DataQualityMetricsDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/DataQualityMetricsDatasetFacet.json#/$defs/DataQualityMetricsDatasetFacet",
-    m.DataQualityMetricsInputDatasetFacet: "https://openlineage.io/spec/facets/1-0-3/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet",
-    m.DatasetTypeDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet",
-    m.DatasetVersionDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet",
-    m.DatasourceDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
-    m.DocumentationDatasetFacet: "https://openlineage.io/spec/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet",
-    m.DocumentationJobFacet: "https://openlineage.io/spec/facets/1-1-0/DocumentationJobFacet.json#/$defs/DocumentationJobFacet",
-    m.EnvironmentVariablesRunFacet: "https://openlineage.io/spec/facets/1-0-0/EnvironmentVariablesRunFacet.json#/$defs/EnvironmentVariablesRunFacet",
-    m.ErrorMessageRunFacet: "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
-    m.ExecutionParametersRunFacet: "https://openlineage.io/spec/facets/1-0-0/ExecutionParametersRunFacet.json#/$defs/ExecutionParametersRunFacet",
-    m.ExternalQueryRunFacet: "https://openlineage.io/spec/facets/1-0-2/ExternalQueryRunFacet.json#/$defs/ExternalQueryRunFacet",
-    m.ExtractionErrorRunFacet: "https://openlineage.io/spec/facets/1-1-2/ExtractionErrorRunFacet.json#/$defs/ExtractionErrorRunFacet",
-    m.GcpComposerJobFacet: "https://openlineage.io/spec/facets/1-0-0/GcpComposerJobFacet.json#/$defs/GcpComposerJobFacet",
-    m.GcpComposerRunFacet: "https://openlineage.io/spec/facets/1-0-0/GcpComposerRunFacet.json#/$defs/GcpComposerRunFacet",
-    m.GcpDataprocRunFacet: "https://openlineage.io/spec/facets/1-0-0/GcpDataprocRunFacet.json#/$defs/GcpDataprocRunFacet",
-    m.GcpLineageJobFacet: "https://openlineage.io/spec/facets/1-0-0/GcpLineageJobFacet.json#/$defs/GcpLineageJobFacet",
-    m.HierarchyDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/HierarchyDatasetFacet.json#/$defs/HierarchyDatasetFacet",
-    m.IcebergCommitReportOutputDatasetFacet: "https://openlineage.io/spec/facets/1-0-2/IcebergCommitReportOutputDatasetFacet.json#/$defs/IcebergCommitReportOutputDatasetFacet",
-    m.IcebergScanReportInputDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/IcebergScanReportInputDatasetFacet.json#/$defs/IcebergScanReportInputDatasetFacet",
-    m.InputStatisticsInputDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet",
-    m.InputSubsetInputDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet",
-    m.JobDependenciesRunFacet: "https://openlineage.io/spec/facets/1-0-1/JobDependenciesRunFacet.json#/$defs/JobDependenciesRunFacet",
-    m.JobTypeJobFacet: "https://openlineage.io/spec/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-    m.LifecycleStateChangeDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet",
-    m.LineageDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageDatasetFacet",
-    m.LineageJobFacet: "https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageJobFacet",
-    m.NominalTimeRunFacet: "https://openlineage.io/spec/facets/1-0-1/NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet",
-    m.OutputStatisticsOutputDatasetFacet: "https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
-    m.OutputSubsetOutputDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/OutputSubsetOutputDatasetFacet",
-    m.OwnershipDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/OwnershipDatasetFacet.json#/$defs/OwnershipDatasetFacet",
-    m.OwnershipJobFacet: "https://openlineage.io/spec/facets/1-0-1/OwnershipJobFacet.json#/$defs/OwnershipJobFacet",
-    m.ParentRunFacet: "https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
-    m.ProcessingEngineRunFacet: "https://openlineage.io/spec/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
-    m.SQLJobFacet: "https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
-    m.SchemaDatasetFacet: "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-    m.SourceCodeJobFacet: "https://openlineage.io/spec/facets/1-0-1/SourceCodeJobFacet.json#/$defs/SourceCodeJobFacet",
-    m.SourceCodeLocationJobFacet: "https://openlineage.io/spec/facets/1-1-0/SourceCodeLocationJobFacet.json#/$defs/SourceCodeLocationJobFacet",
-    m.StorageDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet",
-    m.SymlinksDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
-    m.TagsDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/TagsDatasetFacet.json#/$defs/TagsDatasetFacet",
-    m.TagsJobFacet: "https://openlineage.io/spec/facets/1-0-0/TagsJobFacet.json#/$defs/TagsJobFacet",
-    m.TagsRunFacet: "https://openlineage.io/spec/facets/1-0-0/TagsRunFacet.json#/$defs/TagsRunFacet",
-    m.TestRunFacet: "https://openlineage.io/spec/facets/1-0-1/TestRunFacet.json#/$defs/TestRunFacet",
-}
-
-# Facet entity -> (its spec base facet, its typed facet map, the class and field holding that map).
-ENTITIES: dict[str, tuple[type[m.BaseFacet], type[FacetContainer], type[BaseModel], str]] = {
-    "run": (m.RunFacet, m.RunFacets, m.Run, "facets"),
-    "job": (m.JobFacet, m.JobFacets, m.Job, "facets"),
-    "dataset": (m.DatasetFacet, m.DatasetFacets, m.Dataset, "facets"),
-    "inputDataset": (m.InputDatasetFacet, m.InputDatasetFacets, m.InputDataset, "inputFacets"),
-    "outputDataset": (m.OutputDatasetFacet, m.OutputDatasetFacets, m.OutputDataset, "outputFacets"),
-}
-
-# Event kind -> event class.
-EVENTS: dict[str, type[m.BaseEvent]] = {
-    "run": m.RunEvent,
-    "dataset": m.DatasetEvent,
-    "job": m.JobEvent,
-}
-
-# Where each kind of event holds facet maps: (event kind, JSON path, entity).
-FACET_PLACES: tuple[tuple[str, str, str], ...] = (
-    ("run", "run.facets", "run"),
-    ("run", "job.facets", "job"),
-    ("run", "inputs[].facets", "dataset"),
-    ("run", "inputs[].inputFacets", "inputDataset"),
-    ("run", "outputs[].facets", "dataset"),
-    ("run", "outputs[].outputFacets", "outputDataset"),
-    ("dataset", "dataset.facets", "dataset"),
-    ("job", "job.facets", "job"),
-    ("job", "inputs[].facets", "dataset"),
-    ("job", "inputs[].inputFacets", "inputDataset"),
-    ("job", "outputs[].facets", "dataset"),
-    ("job", "outputs[].outputFacets", "outputDataset"),
-)
-
-# (entity kind, facet key) -> facet class.
-FACET_KEYS: dict[tuple[str, str], type[BaseModel]] = {
-    ("dataset", "catalog"): m.CatalogDatasetFacet,
-    ("dataset", "columnLineage"): m.ColumnLineageDatasetFacet,
-    ("dataset", "dataQualityMetrics"): m.DataQualityMetricsDatasetFacet,
-    ("dataset", "dataSource"): m.DatasourceDatasetFacet,
-    ("dataset", "datasetType"): m.DatasetTypeDatasetFacet,
-    ("dataset", "documentation"): m.DocumentationDatasetFacet,
-    ("dataset", "hierarchy"): m.HierarchyDatasetFacet,
-    ("dataset", "lifecycleStateChange"): m.LifecycleStateChangeDatasetFacet,
-    ("dataset", "lineage"): m.LineageDatasetFacet,
-    ("dataset", "ownership"): m.OwnershipDatasetFacet,
-    ("dataset", "schema"): m.SchemaDatasetFacet,
-    ("dataset", "storage"): m.StorageDatasetFacet,
-    ("dataset", "symlinks"): m.SymlinksDatasetFacet,
-    ("dataset", "tags"): m.TagsDatasetFacet,
-    ("dataset", "version"): m.DatasetVersionDatasetFacet,
-    ("inputDataset", "dataQualityAssertions"): m.DataQualityAssertionsDatasetFacet,
-    ("inputDataset", "dataQualityMetrics"): m.DataQualityMetricsInputDatasetFacet,
-    ("inputDataset", "icebergScanReport"): m.IcebergScanReportInputDatasetFacet,
-    ("inputDataset", "inputStatistics"): m.InputStatisticsInputDatasetFacet,
-    ("inputDataset", "subset"): m.InputSubsetInputDatasetFacet,
-    ("job", "documentation"): m.DocumentationJobFacet,
-    ("job", "gcp_composer_job"): m.GcpComposerJobFacet,
-    ("job", "gcp_lineage"): m.GcpLineageJobFacet,
-    ("job", "jobType"): m.JobTypeJobFacet,
-    ("job", "lineage"): m.LineageJobFacet,
-    ("job", "ownership"): m.OwnershipJobFacet,
-    ("job", "sourceCode"): m.SourceCodeJobFacet,
-    ("job", "sourceCodeLocation"): m.SourceCodeLocationJobFacet,
-    ("job", "sql"): m.SQLJobFacet,
-    ("job", "tags"): m.TagsJobFacet,
-    ("outputDataset", "icebergCommitReport"): m.IcebergCommitReportOutputDatasetFacet,
-    ("outputDataset", "outputStatistics"): m.OutputStatisticsOutputDatasetFacet,
-    ("outputDataset", "subset"): m.OutputSubsetOutputDatasetFacet,
-    ("run", "environmentVariables"): m.EnvironmentVariablesRunFacet,
-    ("run", "errorMessage"): m.ErrorMessageRunFacet,
-    ("run", "executionParameters"): m.ExecutionParametersRunFacet,
-    ("run", "externalQuery"): m.ExternalQueryRunFacet,
-    ("run", "extractionError"): m.ExtractionErrorRunFacet,
-    ("run", "gcp_composer_run"): m.GcpComposerRunFacet,
-    ("run", "gcp_dataproc"): m.GcpDataprocRunFacet,
-    ("run", "jobDependencies"): m.JobDependenciesRunFacet,
-    ("run", "nominalTime"): m.NominalTimeRunFacet,
-    ("run", "parent"): m.ParentRunFacet,
-    ("run", "processing_engine"): m.ProcessingEngineRunFacet,
-    ("run", "tags"): m.TagsRunFacet,
-    ("run", "test"): m.TestRunFacet,
-}
+# The tables that name classes are defined (and bound) at the end of the models module.
+CORE_ID = m.CORE_ID
+SCHEMA_URLS = m.SCHEMA_URLS
+ENTITIES = m.ENTITIES
+EVENTS = m.EVENTS
+FACET_PLACES = m.FACET_PLACES
+FACET_KEYS = m.FACET_KEYS
 
 # Every spec `$defs` entry -> the snapshot file that defines it (its class has the same name).
 DEF_ORIGINS: dict[str, str] = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 from olsdk._records import OLRecord
 from olsdk._runtime import (
@@ -17,6 +17,7 @@ from olsdk._runtime import (
     FacetContainer,
     FacetModel,
     OLModel,
+    OLRootModel,
     OptionalDateTimeStr,
     OptionalUUIDStr,
     URIStr,
@@ -1245,7 +1246,7 @@ class JobDependenciesRunFacet(RunFacet):
     ] = None
 
 
-class LineageInput(RootModel[LineageDatasetInput | LineageJobInput]):
+class LineageInput(OLRootModel):
     root: Annotated[
         LineageDatasetInput | LineageJobInput,
         Field(description="A source dataset or job in an explicit lineage relationship."),
@@ -1328,7 +1329,7 @@ class LineageDatasetFacet(DatasetFacet):
     ] = None
 
 
-class LineageEntry(RootModel[LineageDatasetEntry | LineageJobEntry]):
+class LineageEntry(OLRootModel):
     root: Annotated[
         LineageDatasetEntry | LineageJobEntry,
         Field(description="A target dataset or job in an explicit lineage relationship."),
@@ -1582,33 +1583,15 @@ class RunFacets(FacetContainer):
     test: TestRunFacet | None = None
 
 
-class BaseSubsetCondition(
-    RootModel[LocationSubsetCondition | PartitionSubsetCondition | BinarySubsetCondition | CompareSubsetCondition]
-):
+class BaseSubsetCondition(OLRootModel):
     root: Annotated[
         LocationSubsetCondition | PartitionSubsetCondition | BinarySubsetCondition | CompareSubsetCondition,
         Field(description="The condition to define a subset"),
     ]
 
 
-class BaseSubsetDatasetFacet(RootModel[InputSubsetInputDatasetFacet | OutputSubsetOutputDatasetFacet]):
+class BaseSubsetDatasetFacet(OLRootModel):
     root: InputSubsetInputDatasetFacet | OutputSubsetOutputDatasetFacet
-
-
-SchemaDatasetFacetFields.model_rebuild()
-BinarySubsetCondition.model_rebuild()
-InputDataset.model_rebuild()
-InputDatasetFacets.model_rebuild()
-InputSubsetInputDatasetFacet.model_rebuild()
-JobEvent.model_rebuild()
-OutputDataset.model_rebuild()
-OutputDatasetFacets.model_rebuild()
-OutputSubsetOutputDatasetFacet.model_rebuild()
-ParentRunFacet.model_rebuild()
-ParentRunFacetRoot.model_rebuild()
-ParentRunFacetRun.model_rebuild()
-RootRun.model_rebuild()
-Run.model_rebuild()
 
 
 __all__ = [
@@ -1730,3 +1713,156 @@ __all__ = [
     "TestExecution",
     "TestRunFacet",
 ]
+
+
+# -- What the generator knows about these classes that they cannot say themselves -------
+# Facet keys live outside the facet classes in the spec (each facet file's top-level
+# `properties`), and so do schema URLs (the file's `$id`). Bound to the classes here, as
+# soon as they exist, however this module is imported (`olsdk.models`, or an event
+# unpickled in a fresh process); `olsdk._generated._meta` re-exports the tables.
+
+from pydantic import BaseModel  # noqa: E402
+
+from olsdk._runtime import bind_metadata  # noqa: E402
+
+CORE_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
+
+# Facet class -> its versioned schema URL (`$id` of its file + `#/$defs/<Name>`).
+SCHEMA_URLS: dict[type[BaseFacet], str] = {
+    BaseFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/BaseFacet",
+    RunFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet",
+    JobFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobFacet",
+    DatasetFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetFacet",
+    InputDatasetFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/InputDatasetFacet",
+    OutputDatasetFacet: "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/OutputDatasetFacet",
+    CatalogDatasetFacet: "https://openlineage.io/spec/facets/1-1-0/CatalogDatasetFacet.json#/$defs/CatalogDatasetFacet",
+    ColumnLineageDatasetFacet: "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
+    DataQualityAssertionsDatasetFacet: "https://openlineage.io/spec/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet",
+    DataQualityMetricsDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/DataQualityMetricsDatasetFacet.json#/$defs/DataQualityMetricsDatasetFacet",
+    DataQualityMetricsInputDatasetFacet: "https://openlineage.io/spec/facets/1-0-3/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet",
+    DatasetTypeDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet",
+    DatasetVersionDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet",
+    DatasourceDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
+    DocumentationDatasetFacet: "https://openlineage.io/spec/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet",
+    DocumentationJobFacet: "https://openlineage.io/spec/facets/1-1-0/DocumentationJobFacet.json#/$defs/DocumentationJobFacet",
+    EnvironmentVariablesRunFacet: "https://openlineage.io/spec/facets/1-0-0/EnvironmentVariablesRunFacet.json#/$defs/EnvironmentVariablesRunFacet",
+    ErrorMessageRunFacet: "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
+    ExecutionParametersRunFacet: "https://openlineage.io/spec/facets/1-0-0/ExecutionParametersRunFacet.json#/$defs/ExecutionParametersRunFacet",
+    ExternalQueryRunFacet: "https://openlineage.io/spec/facets/1-0-2/ExternalQueryRunFacet.json#/$defs/ExternalQueryRunFacet",
+    ExtractionErrorRunFacet: "https://openlineage.io/spec/facets/1-1-2/ExtractionErrorRunFacet.json#/$defs/ExtractionErrorRunFacet",
+    GcpComposerJobFacet: "https://openlineage.io/spec/facets/1-0-0/GcpComposerJobFacet.json#/$defs/GcpComposerJobFacet",
+    GcpComposerRunFacet: "https://openlineage.io/spec/facets/1-0-0/GcpComposerRunFacet.json#/$defs/GcpComposerRunFacet",
+    GcpDataprocRunFacet: "https://openlineage.io/spec/facets/1-0-0/GcpDataprocRunFacet.json#/$defs/GcpDataprocRunFacet",
+    GcpLineageJobFacet: "https://openlineage.io/spec/facets/1-0-0/GcpLineageJobFacet.json#/$defs/GcpLineageJobFacet",
+    HierarchyDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/HierarchyDatasetFacet.json#/$defs/HierarchyDatasetFacet",
+    IcebergCommitReportOutputDatasetFacet: "https://openlineage.io/spec/facets/1-0-2/IcebergCommitReportOutputDatasetFacet.json#/$defs/IcebergCommitReportOutputDatasetFacet",
+    IcebergScanReportInputDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/IcebergScanReportInputDatasetFacet.json#/$defs/IcebergScanReportInputDatasetFacet",
+    InputStatisticsInputDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet",
+    InputSubsetInputDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet",
+    JobDependenciesRunFacet: "https://openlineage.io/spec/facets/1-0-1/JobDependenciesRunFacet.json#/$defs/JobDependenciesRunFacet",
+    JobTypeJobFacet: "https://openlineage.io/spec/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
+    LifecycleStateChangeDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet",
+    LineageDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageDatasetFacet",
+    LineageJobFacet: "https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageJobFacet",
+    NominalTimeRunFacet: "https://openlineage.io/spec/facets/1-0-1/NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet",
+    OutputStatisticsOutputDatasetFacet: "https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
+    OutputSubsetOutputDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/OutputSubsetOutputDatasetFacet",
+    OwnershipDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/OwnershipDatasetFacet.json#/$defs/OwnershipDatasetFacet",
+    OwnershipJobFacet: "https://openlineage.io/spec/facets/1-0-1/OwnershipJobFacet.json#/$defs/OwnershipJobFacet",
+    ParentRunFacet: "https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
+    ProcessingEngineRunFacet: "https://openlineage.io/spec/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
+    SQLJobFacet: "https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
+    SchemaDatasetFacet: "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+    SourceCodeJobFacet: "https://openlineage.io/spec/facets/1-0-1/SourceCodeJobFacet.json#/$defs/SourceCodeJobFacet",
+    SourceCodeLocationJobFacet: "https://openlineage.io/spec/facets/1-1-0/SourceCodeLocationJobFacet.json#/$defs/SourceCodeLocationJobFacet",
+    StorageDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet",
+    SymlinksDatasetFacet: "https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
+    TagsDatasetFacet: "https://openlineage.io/spec/facets/1-0-0/TagsDatasetFacet.json#/$defs/TagsDatasetFacet",
+    TagsJobFacet: "https://openlineage.io/spec/facets/1-0-0/TagsJobFacet.json#/$defs/TagsJobFacet",
+    TagsRunFacet: "https://openlineage.io/spec/facets/1-0-0/TagsRunFacet.json#/$defs/TagsRunFacet",
+    TestRunFacet: "https://openlineage.io/spec/facets/1-0-1/TestRunFacet.json#/$defs/TestRunFacet",
+}
+
+# Facet entity -> (its spec base facet, its typed facet map, the class and field holding that map).
+ENTITIES: dict[str, tuple[type[BaseFacet], type[FacetContainer], type[BaseModel], str]] = {
+    "run": (RunFacet, RunFacets, Run, "facets"),
+    "job": (JobFacet, JobFacets, Job, "facets"),
+    "dataset": (DatasetFacet, DatasetFacets, Dataset, "facets"),
+    "inputDataset": (InputDatasetFacet, InputDatasetFacets, InputDataset, "inputFacets"),
+    "outputDataset": (OutputDatasetFacet, OutputDatasetFacets, OutputDataset, "outputFacets"),
+}
+
+# Event kind -> event class.
+EVENTS: dict[str, type[BaseEvent]] = {
+    "run": RunEvent,
+    "dataset": DatasetEvent,
+    "job": JobEvent,
+}
+
+# Where each kind of event holds facet maps: (event kind, JSON path, entity).
+FACET_PLACES: tuple[tuple[str, str, str], ...] = (
+    ("run", "run.facets", "run"),
+    ("run", "job.facets", "job"),
+    ("run", "inputs[].facets", "dataset"),
+    ("run", "inputs[].inputFacets", "inputDataset"),
+    ("run", "outputs[].facets", "dataset"),
+    ("run", "outputs[].outputFacets", "outputDataset"),
+    ("dataset", "dataset.facets", "dataset"),
+    ("job", "job.facets", "job"),
+    ("job", "inputs[].facets", "dataset"),
+    ("job", "inputs[].inputFacets", "inputDataset"),
+    ("job", "outputs[].facets", "dataset"),
+    ("job", "outputs[].outputFacets", "outputDataset"),
+)
+
+# (entity kind, facet key) -> facet class.
+FACET_KEYS: dict[tuple[str, str], type[BaseModel]] = {
+    ("dataset", "catalog"): CatalogDatasetFacet,
+    ("dataset", "columnLineage"): ColumnLineageDatasetFacet,
+    ("dataset", "dataQualityMetrics"): DataQualityMetricsDatasetFacet,
+    ("dataset", "dataSource"): DatasourceDatasetFacet,
+    ("dataset", "datasetType"): DatasetTypeDatasetFacet,
+    ("dataset", "documentation"): DocumentationDatasetFacet,
+    ("dataset", "hierarchy"): HierarchyDatasetFacet,
+    ("dataset", "lifecycleStateChange"): LifecycleStateChangeDatasetFacet,
+    ("dataset", "lineage"): LineageDatasetFacet,
+    ("dataset", "ownership"): OwnershipDatasetFacet,
+    ("dataset", "schema"): SchemaDatasetFacet,
+    ("dataset", "storage"): StorageDatasetFacet,
+    ("dataset", "symlinks"): SymlinksDatasetFacet,
+    ("dataset", "tags"): TagsDatasetFacet,
+    ("dataset", "version"): DatasetVersionDatasetFacet,
+    ("inputDataset", "dataQualityAssertions"): DataQualityAssertionsDatasetFacet,
+    ("inputDataset", "dataQualityMetrics"): DataQualityMetricsInputDatasetFacet,
+    ("inputDataset", "icebergScanReport"): IcebergScanReportInputDatasetFacet,
+    ("inputDataset", "inputStatistics"): InputStatisticsInputDatasetFacet,
+    ("inputDataset", "subset"): InputSubsetInputDatasetFacet,
+    ("job", "documentation"): DocumentationJobFacet,
+    ("job", "gcp_composer_job"): GcpComposerJobFacet,
+    ("job", "gcp_lineage"): GcpLineageJobFacet,
+    ("job", "jobType"): JobTypeJobFacet,
+    ("job", "lineage"): LineageJobFacet,
+    ("job", "ownership"): OwnershipJobFacet,
+    ("job", "sourceCode"): SourceCodeJobFacet,
+    ("job", "sourceCodeLocation"): SourceCodeLocationJobFacet,
+    ("job", "sql"): SQLJobFacet,
+    ("job", "tags"): TagsJobFacet,
+    ("outputDataset", "icebergCommitReport"): IcebergCommitReportOutputDatasetFacet,
+    ("outputDataset", "outputStatistics"): OutputStatisticsOutputDatasetFacet,
+    ("outputDataset", "subset"): OutputSubsetOutputDatasetFacet,
+    ("run", "environmentVariables"): EnvironmentVariablesRunFacet,
+    ("run", "errorMessage"): ErrorMessageRunFacet,
+    ("run", "executionParameters"): ExecutionParametersRunFacet,
+    ("run", "externalQuery"): ExternalQueryRunFacet,
+    ("run", "extractionError"): ExtractionErrorRunFacet,
+    ("run", "gcp_composer_run"): GcpComposerRunFacet,
+    ("run", "gcp_dataproc"): GcpDataprocRunFacet,
+    ("run", "jobDependencies"): JobDependenciesRunFacet,
+    ("run", "nominalTime"): NominalTimeRunFacet,
+    ("run", "parent"): ParentRunFacet,
+    ("run", "processing_engine"): ProcessingEngineRunFacet,
+    ("run", "tags"): TagsRunFacet,
+    ("run", "test"): TestRunFacet,
+}
+
+bind_metadata(core_id=CORE_ID, schema_urls=SCHEMA_URLS, entities=ENTITIES, facet_keys=FACET_KEYS, module=__name__)

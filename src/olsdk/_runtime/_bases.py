@@ -16,10 +16,11 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import sys
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, RootModel
 from pydantic import ValidationError as PydanticValidationError
+from pydantic.errors import PydanticUndefinedAnnotation
 from pydantic_core import CoreSchema
 from pydantic_core import core_schema as cs
 
@@ -93,6 +94,11 @@ class OLModel(BaseModel):
         validate_by_name=False,
         serialize_by_alias=True,
         protected_namespaces=(),
+        # Each class builds its validator and serializer on first use, not at import: a
+        # process pays for what it uses (`import olsdk.models` defines ~115 classes; one
+        # START event needs three of them built). See `built` for the ways to an instance
+        # that validate nothing.
+        defer_build=True,
     )
 
     def __init__(self, /, **data: Any) -> None:
@@ -106,9 +112,11 @@ class OLModel(BaseModel):
     @classmethod
     def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /) -> CoreSchema:
         # A class already built keeps its schema (what pydantic itself does).
-        built = cls.__dict__.get("__pydantic_core_schema__")
-        if isinstance(built, dict):
-            return cast("CoreSchema", built)
+        existing = cls.__dict__.get("__pydantic_core_schema__")
+        if isinstance(existing, dict):
+            return cast("CoreSchema", existing)
+        if cls in _FIELDS_ONLY:
+            raise PydanticUndefinedAnnotation(cls.__name__, "its fields are resolved, its schema is built on first use")
         # Records parsed into this model stay dicts until first read (`olsdk._records`).
         with records_typed_on_first_read():
             schema = handler(source)
@@ -127,6 +135,15 @@ class OLModel(BaseModel):
     def __olsdk_finish_schema__(cls, schema: Any, handler: GetCoreSchemaHandler, /) -> None:
         """What a kind of class changes in its own schema, in place, after the exact JSON
         types (facets and facet maps, see `FacetModel` and `FacetContainer`)."""
+
+    @classmethod
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Self:
+        built(cls)
+        return super().model_construct(_fields_set, **values)
+
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        built(type(self))  # unpickled in a fresh process (a Spark worker)
+        super().__setstate__(state)
 
     if not TYPE_CHECKING:  # for type checkers, a field is always there
 
@@ -234,3 +251,55 @@ class DeletedFacet(OLModel):
 
 def _invalid(cls: type[BaseModel]) -> str:
     return f"invalid {cls.__name__}"
+
+
+# Classes whose fields `resolve_fields` is resolving: their schema hook stops there.
+_FIELDS_ONLY: set[type[BaseModel]] = set()
+
+
+def resolve_fields(cls: type[BaseModel]) -> None:
+    """Resolve the field annotations of `cls` that name classes defined after it in its
+    module, without building it: `model_fields` then says what every field holds (the
+    lenient reader, error paths and the Spark schema read it), as it does for the classes
+    whose annotations resolved when they were defined.
+
+    pydantic resolves the fields, then builds the schema (`model_rebuild`); the schema
+    hook of an olsdk class stops it there. Should the fields still be unresolved (another
+    pydantic), the class is built instead.
+    """
+    if cls.__pydantic_fields_complete__:
+        return
+    _FIELDS_ONLY.add(cls)
+    try:
+        cls.model_rebuild(raise_errors=False)
+    finally:
+        _FIELDS_ONLY.discard(cls)
+    if not cls.__pydantic_fields_complete__:  # pragma: no cover - the pinned pydantic resolves them
+        built(cls)
+
+
+def built(cls: type[BaseModel]) -> None:
+    """Build `cls` now if it has not been built yet.
+
+    Validation and dumps build a class on first use (pydantic's deferred building).
+    `model_construct` and unpickling make an instance without validating: they call this
+    first, because building a class also installs what its instances read through (the
+    attributes that type records on first read, see `olsdk._runtime._records`).
+    """
+    if not cls.__pydantic_complete__:
+        cls.model_rebuild(raise_errors=True)
+
+
+if TYPE_CHECKING:
+    _RootBase = RootModel[Any]
+else:
+    # Unparametrised: `RootModel[X]` would make and build a class of its own at import.
+    _RootBase = RootModel
+
+
+class OLRootModel(_RootBase):
+    """Base of the generated root models (the union of two classes: `LineageEntry`,
+    `BaseSubsetDatasetFacet`, ...), each declaring its `root`; built on first use, as the
+    other generated classes are."""
+
+    model_config = ConfigDict(defer_build=True)

@@ -10,6 +10,8 @@ a `DeletedFacet` whatever its key. `bind_metadata` attaches the generated metada
 from __future__ import annotations
 
 import copy
+import sys
+import warnings
 from collections.abc import ItemsView, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
@@ -22,8 +24,18 @@ from olsdk import _registry
 from olsdk._exceptions import OTHER_FORM, ValidationError
 from olsdk._exceptions import models_in as _models_in
 from olsdk._formats import URI_PATTERN
-from olsdk._runtime._bases import DeletedFacet, EventModel, FacetModel, OLModel, _construct
+from olsdk._runtime._bases import DeletedFacet, EventModel, FacetModel, OLModel, _construct, built, resolve_fields
+from olsdk._runtime._records import OLRecord
 from olsdk._runtime._schema import _anything_but_true, _json_value, _model_node, _not_a_marker
+
+# A facet map keeps the spec's keys as its field names: `DatasetFacets.schema` shadows the
+# deprecated `BaseModel.schema()` on purpose, which pydantic warns about whenever the class
+# is made (however its module is imported).
+warnings.filterwarnings(
+    "ignore",
+    message=r'Field name "schema" in "\w+" shadows an attribute in parent "FacetContainer"',
+    category=UserWarning,
+)
 
 
 def _is_deletion(value: Any) -> bool:
@@ -79,6 +91,14 @@ class FacetContainer(OLModel):
             self.hold(key, _kept_facet(entity, key, value))
 
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        # Each typed key reads from `root` (the field names are the spec's keys, see
+        # `_facet_map_schema`), from the moment the class exists: before it is built too.
+        for name in cls.__pydantic_fields__:
+            setattr(cls, name, _FacetAttribute(name))
 
     @classmethod
     def __olsdk_finish_schema__(cls, schema: Any, handler: GetCoreSchemaHandler, /) -> None:
@@ -177,6 +197,7 @@ class FacetContainer(OLModel):
         return {"root": self.root}
 
     def __setstate__(self, state: dict[Any, Any]) -> None:
+        built(type(self))  # (copies and `model_construct` come here too)
         object.__setattr__(self, "__dict__", {"root": state["root"]})
         object.__setattr__(self, "__pydantic_fields_set__", {"root"})
 
@@ -331,8 +352,6 @@ def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaH
     # Only the keys sent: a typed dict, held as the model's `root` (see FacetContainer).
     node["schema"] = cs.typed_dict_schema(typed, extra_behavior="allow", extras_schema=extras)
     node["root_model"] = True
-    for key in typed:
-        setattr(cls, key, _FacetAttribute(key))
 
 
 def _type_registered_facets(self: FacetContainer, _context: Any, /) -> None:
@@ -420,12 +439,23 @@ def bind_metadata(
     schema_urls: Mapping[Any, str],
     entities: Mapping[str, tuple[type[BaseModel], type[BaseModel], type[BaseModel], str]],
     facet_keys: Mapping[tuple[str, str], type[BaseModel]],
+    module: str,
 ) -> None:
-    """Attach the generated metadata to the generated classes (called once at import).
+    """Attach the generated metadata to the generated classes of `module`, and finish
+    them (called once, at the end of the generated module).
 
     `entities` is the generated entity table: entity -> (base facet, facet map class,
-    the class holding the map, its field).
+    the class holding the map, its field). The classes build their validators on first use
+    (`defer_build`); what they can say without one is finished here: the fields that name
+    classes defined further down the module, and the fields of the records (all a record
+    made in Python needs to read the records it holds).
     """
+    for cls in list(vars(sys.modules[module]).values()):
+        if isinstance(cls, type) and cls.__module__ == module:
+            if issubclass(cls, OLRecord):
+                cls.model_rebuild()
+            elif issubclass(cls, BaseModel):
+                resolve_fields(cls)
     EventModel.__olsdk_core_id__ = core_id
     _registry.define_entities(tuple(entities))
     for facet_class, url in schema_urls.items():

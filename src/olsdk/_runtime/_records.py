@@ -34,6 +34,7 @@ import operator
 import typing
 import warnings
 from collections.abc import Iterator
+from types import UnionType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, Self
 
 from pydantic import ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter
@@ -171,6 +172,34 @@ def _held_records(schema: Any) -> tuple[str, type] | None:
     return (shape, record) if record is not None else None
 
 
+def _held_in(hint: Any) -> tuple[str, type] | None:
+    """(shape, record class) when a record's key is typed as a record, or a list or map
+    of them, optional or not: the keys whose records parsing leaves as dicts (the shapes
+    `_held_records` finds in a schema)."""
+    hint = _unwrapped(hint, optional=True)
+    shape = "one"
+    if typing.get_origin(hint) is list:
+        shape, hint = "list", typing.get_args(hint)[0]
+    elif typing.get_origin(hint) is dict:
+        shape, hint = "map", typing.get_args(hint)[1]
+    hint = _unwrapped(hint, optional=False)
+    return (shape, hint) if isinstance(hint, type) and issubclass(hint, OLRecord) else None
+
+
+def _unwrapped(hint: Any, *, optional: bool) -> Any:
+    """`hint` without `Annotated[...]` and `NotRequired[...]` (and, if `optional`, without
+    `| None`)."""
+    while True:
+        if typing.get_origin(hint) in (typing.Annotated, NotRequired):
+            hint = typing.get_args(hint)[0]
+            continue
+        args = typing.get_args(hint)
+        if optional and type(None) in args and len(args) == 2 and typing.get_origin(hint) in (typing.Union, UnionType):
+            hint = next(arg for arg in args if arg is not type(None))
+            continue
+        return hint
+
+
 @contextlib.contextmanager
 def records_typed_on_first_read() -> Iterator[None]:
     """While an olsdk model builds its schema: the records in it stay the dicts
@@ -290,10 +319,6 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
         _exact_typed_dict(fields, handler)
         if lazy:
             _lazy_refs[ref] = cls
-            for key, field in fields["fields"].items():
-                held = _held_records(field["schema"])
-                if held is not None:
-                    setattr(cls, key, _typing_attribute(key, *held, required=key in cls.__olsdk_required__))
         # The validated dict becomes a record through dict's C constructor.
         make = functools.partial(type.__call__, cls)
         from_dict = cs.no_info_after_validator_function(make, fields)
@@ -345,9 +370,14 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
 
     @classmethod
     def model_rebuild(cls, **_options: Any) -> bool:
-        """Resolve the field annotations now (the generated module calls this once the
-        classes they name exist, as it does for its models)."""
-        cls._typed_dict()
+        """Resolve the field annotations now, once the classes they name exist (`olsdk.models`
+        calls this for every record at import), and give each key that holds records an
+        attribute that types them on first read: no schema needs to be built for a record
+        made in Python to read `field.fields[0].name`."""
+        for key, hint in cls._typed_dict().__annotations__.items():
+            held = _held_in(hint)
+            if held is not None:
+                setattr(cls, key, _typing_attribute(key, *held, required=key in cls.__olsdk_required__))
         return True
 
     @classmethod

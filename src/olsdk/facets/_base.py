@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Final
 from pydantic import BaseModel
 
 from olsdk import _registry, _spec
+from olsdk._runtime import built
 from olsdk.facets import _naming
 from olsdk.models import (
     BaseFacet,
@@ -137,9 +138,12 @@ class _CustomFacet:
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        # Called by pydantic once the model class is complete, with the same keywords.
+        # Called by pydantic once the model class is made, with the same keywords.
         if not cls.__olsdk_abstract__ and cls.__olsdk_facet_key__ is not None:
             facet_class: type[BaseModel] = cls  # type: ignore[assignment]
+            # Built now, unlike the generated classes (built on first use): a field pydantic
+            # cannot handle is an error where the facet is defined, and then not registered.
+            built(facet_class)
             _registry.register(cls.__olsdk_facet_entity__, cls.__olsdk_facet_key__, facet_class)
 
     def __init__(self, /, **data: Any) -> None:

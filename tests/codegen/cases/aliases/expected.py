@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field, RootModel
+from pydantic import Field
 
-from olsdk._runtime import FILLED_ON_CONSTRUCTION, FacetModel, OLModel
+from olsdk._runtime import (
+    FILLED_ON_CONSTRUCTION,
+    FacetModel,
+    OLModel,
+    OLRootModel,
+)
 
 
 class BaseFacet(FacetModel):

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 from olsdk._runtime import (
     FILLED_ON_CONSTRUCTION,
     FacetContainer,
     FacetModel,
     OLModel,
+    OLRootModel,
 )
 
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import RootModel
-
-from olsdk._runtime import OLModel
+from olsdk._runtime import OLModel, OLRootModel
 
 
 class State(StrEnum):

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import RootModel
-
 from olsdk._runtime import (
     DateTimeStr,
     OLModel,
+    OLRootModel,
     URIStr,
     UUIDStr,
 )

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field, RootModel
+from pydantic import Field
 
-from olsdk._runtime import OLModel
+from olsdk._runtime import OLModel, OLRootModel
 
 
 class ReportEntry(OLModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field
 
 from olsdk._records import OLRecord
 from olsdk._runtime import (
@@ -13,6 +13,7 @@ from olsdk._runtime import (
     FacetContainer,
     FacetModel,
     OLModel,
+    OLRootModel,
 )
 
 

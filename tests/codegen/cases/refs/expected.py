@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import RootModel
-
-from olsdk._runtime import OLModel
+from olsdk._runtime import OLModel, OLRootModel
 
 
 class Owner(OLModel):
