@@ -15,9 +15,11 @@ import re
 import shutil
 import tempfile
 import warnings
+from collections import defaultdict
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from pydantic import BaseModel
@@ -63,6 +65,7 @@ def models_source(staged: StagedSpec, release: str) -> str:
             target_python_version=PythonVersion.PY_311,
             base_class="olsdk._runtime.OLModel",
             custom_template_dir=TEMPLATES,
+            extra_template_data=_template_data(staged),
             use_annotated=True,
             use_schema_description=True,
             use_double_quotes=True,
@@ -85,6 +88,22 @@ def models_source(staged: StagedSpec, release: str) -> str:
     if not isinstance(source, str):
         raise RuntimeError("datamodel-code-generator returned several modules; expected one")
     return _add_dependent_required(_postprocess(source), staged)
+
+
+def _template_data(staged: StagedSpec) -> defaultdict[str, dict[str, Any]]:
+    """Per class, what the model template says that the generator does not know: for a
+    facet class, the key (or keys) it is carried under and its schema (`olsdk_facet`)."""
+    keys: dict[str, list[str]] = {}
+    urls: dict[str, str] = {}
+    for facet in staged.facets:
+        entity = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", facet.entity).lower()
+        keys.setdefault(facet.class_name, []).append(f"the {entity} facet `{facet.key}`")
+        urls[facet.class_name] = facet.schema_url
+    data: defaultdict[str, dict[str, Any]] = defaultdict(dict)
+    for name, carried in keys.items():
+        text = "; ".join(carried)
+        data[name]["olsdk_facet"] = f"{text[0].upper()}{text[1:]}: {urls[name]}"
+    return data
 
 
 def _postprocess(source: str) -> str:

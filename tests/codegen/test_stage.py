@@ -26,6 +26,7 @@ FEATURES = {
     "formats": "uuid/uri/date-time as olsdk's checked string types",
     "enums": "string enums as StrEnum, single values as Literal",
     "records": "objects repeated inside facets (list items, map values) as OLRecord dict classes",
+    "docstrings": "the spec's descriptions as class and field docstrings; facet classes name their key and schema",
 }
 
 

@@ -8,6 +8,8 @@ back equal.
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 from typing import Any
 
@@ -210,3 +212,71 @@ def test_constructed_facets_carry_producer_and_versioned_schema_url(data: st.Dat
     assert doc["_schemaURL"] == cls.__olsdk_schema_url__
     assert doc["_schemaURL"].startswith("https://openlineage.io/spec/")
     assert doc["_schemaURL"].endswith(f"#/$defs/{cls.__name__}")
+
+
+# -- the models explain themselves: what editors show on hover ---------------------------
+
+
+def _field_docs(cls_node: ast.ClassDef) -> tuple[dict[str, str], dict[str, str]]:
+    """(field -> its `Field(description=...)`, field -> the string right after a declaration
+    of it), over the class body and the branches of its `if TYPE_CHECKING:` blocks."""
+    described: dict[str, str] = {}
+    documented: dict[str, str] = {}
+    suites = [cls_node.body] + [s for n in cls_node.body if isinstance(n, ast.If) for s in (n.body, n.orelse)]
+    for suite in suites:
+        for index, node in enumerate(suite):
+            if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+                continue
+            name = node.target.id
+            for call in ast.walk(node.annotation):
+                if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "Field":
+                    for keyword in call.keywords:
+                        if keyword.arg == "description" and isinstance(keyword.value, ast.Constant):
+                            described[name] = keyword.value.value
+            after = suite[index + 1] if index + 1 < len(suite) else None
+            if (
+                isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
+                documented[name] = after.value.value
+    return described, documented
+
+
+def test_every_described_field_has_its_description_as_docstring() -> None:
+    """The string after a field is what pyright/Pylance show on hover: the spec's words."""
+    tree = ast.parse(inspect.getsource(generated))
+    checked = 0
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            described, documented = _field_docs(node)
+            assert documented == described, node.name
+            checked += len(described)
+    assert checked > 250  # the spec describes most fields
+
+
+@pytest.mark.parametrize(("path", "name"), all_defs(), ids=lambda x: str(x))
+def test_every_described_definition_has_its_description_as_class_docstring(path: str, name: str) -> None:
+    schema = schema_files()[path]["$defs"][name]
+    described = schema.get("description") if isinstance(schema, dict) else None
+    doc = inspect.getdoc(getattr(generated, name)) or ""
+    if described is None:
+        return
+    assert " ".join(doc.split("\n\n")[0].split()) == " ".join(described.replace('"""', "'''").split())
+
+
+def test_facet_classes_name_their_key_and_schema_in_their_docstring() -> None:
+    for (entity, key), cls in models.FACET_KEYS.items():
+        doc = " ".join((inspect.getdoc(cls) or "").split())
+        assert f"facet `{key}`" in doc, cls.__name__
+        assert cls.__olsdk_schema_url__ in doc, cls.__name__
+        assert doc.count(f"{ENTITY_WORDS[entity]} facet `{key}`") == 1, cls.__name__
+
+
+ENTITY_WORDS = {
+    "run": "run",
+    "job": "job",
+    "dataset": "dataset",
+    "inputDataset": "input dataset",
+    "outputDataset": "output dataset",
+}

@@ -32,10 +32,13 @@ DEPENDENT_REQUIRED: dict[str, dict[str, list[str]]] = {"LineageJobEntry": {"name
 class BaseEvent(EventModel):
     if TYPE_CHECKING:
         eventTime: DateTimeStr = FILLED_ON_CONSTRUCTION
+        """the time the event occurred at"""
     else:
         eventTime: Annotated[DateTimeStr, Field(description="the time the event occurred at")]
+
     if TYPE_CHECKING:
         producer: URIStr = FILLED_ON_CONSTRUCTION
+        """URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha"""
     else:
         producer: Annotated[
             URIStr,
@@ -44,8 +47,10 @@ class BaseEvent(EventModel):
                 examples=["https://github.com/OpenLineage/OpenLineage/blob/v1-0-0/client"],
             ),
         ]
+
     if TYPE_CHECKING:
         schemaURL: URIStr = FILLED_ON_CONSTRUCTION
+        """The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this RunEvent"""
     else:
         schemaURL: Annotated[
             URIStr,
@@ -64,6 +69,7 @@ class BaseFacet(FacetModel):
     )
     if TYPE_CHECKING:
         producer: URIStr = FILLED_ON_CONSTRUCTION
+        """URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha"""
     else:
         producer: Annotated[
             URIStr,
@@ -73,8 +79,10 @@ class BaseFacet(FacetModel):
                 examples=["https://github.com/OpenLineage/OpenLineage/blob/v1-0-0/client"],
             ),
         ]
+
     if TYPE_CHECKING:
         schemaURL: URIStr = FILLED_ON_CONSTRUCTION
+        """The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this facet"""
     else:
         schemaURL: Annotated[
             URIStr,
@@ -95,12 +103,16 @@ class DataQualityAssertionsDatasetFacetAssertion(OLRecord):
             examples=["not_null"],
         ),
     ]
+    """Classification of the test, e.g. 'not_null', 'unique', 'row_count', 'freshness', 'custom_sql'."""
+
     success: Annotated[
         bool,
         Field(
             description="Whether the test found issues: 'true' (no issues found), 'false' (issues found). Independent of severity - a test can fail without blocking the pipeline when severity is 'warn'."
         ),
     ]
+    """Whether the test found issues: 'true' (no issues found), 'false' (issues found). Independent of severity - a test can fail without blocking the pipeline when severity is 'warn'."""
+
     column: Annotated[
         str | None,
         Field(
@@ -108,6 +120,8 @@ class DataQualityAssertionsDatasetFacetAssertion(OLRecord):
             examples=["id"],
         ),
     ] = None
+    """Column that test refers to. It should match the name provided in SchemaDatasetFacet. If column field is empty, then test refers to whole dataset."""
+
     severity: Annotated[
         str | None,
         Field(
@@ -115,7 +129,11 @@ class DataQualityAssertionsDatasetFacetAssertion(OLRecord):
             examples=["error"],
         ),
     ] = None
+    """The configured severity level of the assertion. Common values are 'error' (test failure blocks pipeline) or 'warn' (test failure produces warning only)."""
+
     name: Annotated[str | None, Field(description="Name identifying the test.", examples=["assert_no_orphans"])] = None
+    """Name identifying the test."""
+
     description: Annotated[
         str | None,
         Field(
@@ -123,16 +141,22 @@ class DataQualityAssertionsDatasetFacetAssertion(OLRecord):
             examples=["Ensures all order IDs are unique across the table."],
         ),
     ] = None
+    """Human-readable description of what the assertion checks."""
+
     expected: Annotated[
         str | None,
         Field(
             description="The expected value or threshold for the assertion, serialized as a string.", examples=["1000"]
         ),
     ] = None
+    """The expected value or threshold for the assertion, serialized as a string."""
+
     actual: Annotated[
         str | None,
         Field(description="The actual value observed during the assertion, serialized as a string.", examples=["999"]),
     ] = None
+    """The actual value observed during the assertion, serialized as a string."""
+
     content: Annotated[
         str | None,
         Field(
@@ -140,6 +164,8 @@ class DataQualityAssertionsDatasetFacetAssertion(OLRecord):
             examples=["SELECT COUNT(*) FROM orders WHERE amount < 0"],
         ),
     ] = None
+    """The assertion body, e.g. a SQL query or expression."""
+
     contentType: Annotated[
         str | None,
         Field(
@@ -147,9 +173,12 @@ class DataQualityAssertionsDatasetFacetAssertion(OLRecord):
             examples=["sql"],
         ),
     ] = None
+    """The format of the content field, allowing consumers to interpret or filter assertion content. Common values include 'sql', 'json', 'expression'."""
+
     params: Annotated[
         dict[str, Any] | None, Field(description="Arbitrary key-value pairs for assertion-specific inputs.")
     ] = None
+    """Arbitrary key-value pairs for assertion-specific inputs."""
 
 
 class DataQualityMetricsDatasetFacetColumnMetrics(OLRecord):
@@ -157,18 +186,27 @@ class DataQualityMetricsDatasetFacetColumnMetrics(OLRecord):
     nullCount: Annotated[
         int | None, Field(description="The number of null values in this column for the rows evaluated")
     ] = None
+    """The number of null values in this column for the rows evaluated"""
+
     distinctCount: Annotated[
         int | None, Field(description="The number of distinct values in this column for the rows evaluated")
     ] = None
+    """The number of distinct values in this column for the rows evaluated"""
+
     sum: Annotated[float | None, Field(description="The total sum of values in this column for the rows evaluated")] = (
         None
     )
+    """The total sum of values in this column for the rows evaluated"""
+
     count: Annotated[float | None, Field(description="The number of values in this column")] = None
+    """The number of values in this column"""
+
     min: float | None = None
     max: float | None = None
     quantiles: Annotated[
         dict[str, float] | None, Field(description="The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1")
     ] = None
+    """The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1"""
 
 
 class DataQualityMetricsInputDatasetFacetColumnMetrics(OLRecord):
@@ -176,62 +214,94 @@ class DataQualityMetricsInputDatasetFacetColumnMetrics(OLRecord):
     nullCount: Annotated[
         int | None, Field(description="The number of null values in this column for the rows evaluated")
     ] = None
+    """The number of null values in this column for the rows evaluated"""
+
     distinctCount: Annotated[
         int | None, Field(description="The number of distinct values in this column for the rows evaluated")
     ] = None
+    """The number of distinct values in this column for the rows evaluated"""
+
     sum: Annotated[float | None, Field(description="The total sum of values in this column for the rows evaluated")] = (
         None
     )
+    """The total sum of values in this column for the rows evaluated"""
+
     count: Annotated[float | None, Field(description="The number of values in this column")] = None
+    """The number of values in this column"""
+
     min: float | None = None
     max: float | None = None
     quantiles: Annotated[
         dict[str, float] | None, Field(description="The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1")
     ] = None
+    """The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1"""
 
 
 class DatasetFacet(BaseFacet):
     """A Dataset Facet"""
 
     deleted: Annotated[bool | None, Field(alias="_deleted", description="set to true to delete a facet")] = None
+    """set to true to delete a facet"""
 
 
 class DatasetTypeDatasetFacet(DatasetFacet):
+    """The dataset facet `datasetType`:
+    https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet"""
+
     datasetType: Annotated[
         str,
         Field(
             description="Dataset type, for example: TABLE|VIEW|FILE|TOPIC|STREAM|MODEL|JOB_OUTPUT.", examples=["FILE"]
         ),
     ]
+    """Dataset type, for example: TABLE|VIEW|FILE|TOPIC|STREAM|MODEL|JOB_OUTPUT."""
+
     subType: Annotated[
         str | None,
         Field(description="Optional sub-type within the dataset type (e.g., MATERIALIZED, EXTERNAL, TEMPORARY)."),
     ] = None
+    """Optional sub-type within the dataset type (e.g., MATERIALIZED, EXTERNAL, TEMPORARY)."""
 
 
 class DatasetVersionDatasetFacet(DatasetFacet):
+    """The dataset facet `version`:
+    https://openlineage.io/spec/facets/1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet"""
+
     datasetVersion: Annotated[str, Field(description="The version of the dataset.")]
+    """The version of the dataset."""
 
 
 class DatasourceDatasetFacet(DatasetFacet):
+    """The dataset facet `dataSource`:
+    https://openlineage.io/spec/facets/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet"""
+
     name: str | None = None
     uri: URIStr | None = None
 
 
 class DocumentationDatasetFacet(DatasetFacet):
+    """The dataset facet `documentation`:
+    https://openlineage.io/spec/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet"""
+
     description: Annotated[
         str, Field(description="The description of the dataset.", examples=["canonical representation of entity Foo"])
     ]
+    """The description of the dataset."""
+
     contentType: Annotated[
         str | None,
         Field(description="MIME type of the description field content.", examples=["application/json, text/markdown"]),
     ] = None
+    """MIME type of the description field content."""
 
 
 class EnvironmentVariable(OLRecord):
     __slots__ = ()
     name: Annotated[str, Field(description="The name of the environment variable.")]
+    """The name of the environment variable."""
+
     value: Annotated[str, Field(description="The value of the environment variable.")]
+    """The value of the environment variable."""
 
 
 class ExecutionParameter(OLRecord):
@@ -240,9 +310,13 @@ class ExecutionParameter(OLRecord):
         extra="forbid",
     )
     key: Annotated[str, Field(description="Unique identifier of the property.", examples=["task.timeout"])]
+    """Unique identifier of the property."""
+
     name: Annotated[
         str | None, Field(description="Human-readable name of the property.", examples=["Task timeout"])
     ] = None
+    """Human-readable name of the property."""
+
     description: Annotated[
         str | None,
         Field(
@@ -250,20 +324,30 @@ class ExecutionParameter(OLRecord):
             examples=["How long (in seconds) can individual task run without timing out."],
         ),
     ] = None
+    """Human-readable description of the property."""
+
     value: Annotated[str | None, Field(description="Value of the property.", examples=[3600])] = None
+    """Value of the property."""
 
 
 class ExtractionErrorRunFacetError(OLRecord):
     __slots__ = ()
     errorMessage: Annotated[str, Field(description="Text representation of extraction error message.")]
+    """Text representation of extraction error message."""
+
     stackTrace: Annotated[str | None, Field(description="Stack trace of extraction error message")] = None
+    """Stack trace of extraction error message"""
+
     task: Annotated[
         str | None,
         Field(
             description="Text representation of task that failed. This can be, for example, SQL statement that parser could not interpret."
         ),
     ] = None
+    """Text representation of task that failed. This can be, for example, SQL statement that parser could not interpret."""
+
     taskNumber: Annotated[int | None, Field(description="Order of task (counted from 0).")] = None
+    """Order of task (counted from 0)."""
 
 
 class FieldBaseCompareExpression(OLModel):
@@ -278,138 +362,226 @@ class GcpLineageJobFacetOrigin(OLModel):
             description="Type of the source. Possible values can be found in GCP documentation (https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#SourceType) "
         ),
     ] = None
+    """Type of the source. Possible values can be found in GCP documentation (https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#SourceType) """
+
     name: Annotated[
         str | None,
         Field(
             description="If the sourceType isn't CUSTOM, the value of this field should be a GCP resource name of the system, which reports lineage. The project and location parts of the resource name must match the project and location of the lineage resource being created. More details in GCP documentation https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#origin"
         ),
     ] = None
+    """If the sourceType isn't CUSTOM, the value of this field should be a GCP resource name of the system, which reports lineage. The project and location parts of the resource name must match the project and location of the lineage resource being created. More details in GCP documentation https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#origin"""
 
 
 class HierarchyDatasetFacetLevel(OLRecord):
     __slots__ = ()
     type: Annotated[str, Field(description="Dataset hierarchy level type", examples=["DATABASE|SCHEMA|TABLE"])]
+    """Dataset hierarchy level type"""
+
     name: Annotated[str, Field(description="Dataset hierarchy level name", examples=["my_db|my_schema|my_table"])]
+    """Dataset hierarchy level name"""
 
 
 class IcebergCommitReportOutputDatasetFacetCommitMetrics(OLModel):
     totalDuration: Annotated[float | None, Field(description="Duration of the commit in MILLISECONDS")] = None
+    """Duration of the commit in MILLISECONDS"""
+
     attempts: Annotated[float | None, Field(description="Number of attempts made to commit the iceberg table")] = None
+    """Number of attempts made to commit the iceberg table"""
+
     addedDataFiles: Annotated[
         float | None, Field(description="Number of data files that are added during the commit")
     ] = None
+    """Number of data files that are added during the commit"""
+
     removedDataFiles: Annotated[
         float | None, Field(description="Number of data files that are removed during the commit")
     ] = None
+    """Number of data files that are removed during the commit"""
+
     totalDataFiles: Annotated[
         float | None, Field(description="Total number of data files that are present in the iceberg table")
     ] = None
+    """Total number of data files that are present in the iceberg table"""
+
     addedDeleteFiles: Annotated[
         float | None, Field(description="Number of delete files that are added during the commit")
     ] = None
+    """Number of delete files that are added during the commit"""
+
     addedEqualityDeleteFiles: Annotated[float | None, Field(description="Number of added equality delete files")] = None
+    """Number of added equality delete files"""
+
     addedPositionalDeleteFiles: Annotated[
         float | None, Field(description="Number of added positional delete files")
     ] = None
+    """Number of added positional delete files"""
+
     addedDVs: Annotated[float | None, Field(description="Number of added DVs")] = None
+    """Number of added DVs"""
+
     removedDeleteFiles: Annotated[
         float | None, Field(description="Number of delete files that are removed during the commit")
     ] = None
+    """Number of delete files that are removed during the commit"""
+
     removedEqualityDeleteFiles: Annotated[
         float | None, Field(description="Number of removed equality delete files")
     ] = None
+    """Number of removed equality delete files"""
+
     removedPositionalDeleteFiles: Annotated[
         float | None, Field(description="Number of removed positional delete files")
     ] = None
+    """Number of removed positional delete files"""
+
     removedDVs: Annotated[float | None, Field(description="Number of removed DVs")] = None
+    """Number of removed DVs"""
+
     totalDeleteFiles: Annotated[
         float | None, Field(description="Total number of temporary delete files that are present in the iceberg table")
     ] = None
+    """Total number of temporary delete files that are present in the iceberg table"""
+
     addedRecords: Annotated[float | None, Field(description="Number of records that are added during the commit")] = (
         None
     )
+    """Number of records that are added during the commit"""
+
     removedRecords: Annotated[
         float | None, Field(description="Number of records that are removed during the commit")
     ] = None
+    """Number of records that are removed during the commit"""
+
     totalRecords: Annotated[
         float | None, Field(description="Number of records that are present in the iceberg table")
     ] = None
+    """Number of records that are present in the iceberg table"""
+
     addedFilesSizeInBytes: Annotated[
         float | None, Field(description="Number of files size in bytes that are added during the commit")
     ] = None
+    """Number of files size in bytes that are added during the commit"""
+
     removedFilesSizeInBytes: Annotated[
         float | None, Field(description="Number of files size in bytes that are removed during the commit")
     ] = None
+    """Number of files size in bytes that are removed during the commit"""
+
     totalFilesSizeInBytes: Annotated[
         float | None, Field(description="Number of files size in bytes in the iceberg table")
     ] = None
+    """Number of files size in bytes in the iceberg table"""
+
     addedPositionalDeletes: Annotated[
         float | None, Field(description="Number of positional deletes that are added during the commit")
     ] = None
+    """Number of positional deletes that are added during the commit"""
+
     removedPositionalDeletes: Annotated[
         float | None, Field(description="Number of positional deletes that are removed during the commit")
     ] = None
+    """Number of positional deletes that are removed during the commit"""
+
     totalPositionalDeletes: Annotated[
         float | None, Field(description="Number of positional deletes that are present in the iceberg table")
     ] = None
+    """Number of positional deletes that are present in the iceberg table"""
+
     addedEqualityDeletes: Annotated[
         float | None, Field(description="Number of equality deletes that are added during the commit")
     ] = None
+    """Number of equality deletes that are added during the commit"""
+
     removedEqualityDeletes: Annotated[
         float | None, Field(description="Number of equality deletes that are removed during the commit")
     ] = None
+    """Number of equality deletes that are removed during the commit"""
+
     totalEqualityDeletes: Annotated[
         float | None, Field(description="Number of equality deletes that are present in the iceberg table")
     ] = None
+    """Number of equality deletes that are present in the iceberg table"""
 
 
 class IcebergScanReportInputDatasetFacetScanMetrics(OLModel):
     totalPlanningDuration: Annotated[float | None, Field(description="Duration of the scan in MILLISECONDS")] = None
+    """Duration of the scan in MILLISECONDS"""
+
     resultDataFiles: Annotated[float | None, Field(description="List of data files that are read during the scan")] = (
         None
     )
+    """List of data files that are read during the scan"""
+
     resultDeleteFiles: Annotated[
         float | None, Field(description="List of delete files that are read during the scan")
     ] = None
+    """List of delete files that are read during the scan"""
+
     totalDataManifests: Annotated[
         float | None, Field(description="Total number of manifests that are scanned during the scan")
     ] = None
+    """Total number of manifests that are scanned during the scan"""
+
     totalDeleteManifests: Annotated[
         float | None, Field(description="Total number of delete manifests that are scanned during the scan")
     ] = None
+    """Total number of delete manifests that are scanned during the scan"""
+
     scannedDataManifests: Annotated[
         float | None, Field(description="Number of data manifests that are scanned during the scan")
     ] = None
+    """Number of data manifests that are scanned during the scan"""
+
     skippedDataManifests: Annotated[
         float | None, Field(description="Number of data manifests that are skipped during the scan")
     ] = None
+    """Number of data manifests that are skipped during the scan"""
+
     totalFileSizeInBytes: Annotated[
         float | None, Field(description="Total file size in bytes that are read during the scan")
     ] = None
+    """Total file size in bytes that are read during the scan"""
+
     totalDeleteFileSizeInBytes: Annotated[
         float | None, Field(description="Total delete file size in bytes that are read during the scan")
     ] = None
+    """Total delete file size in bytes that are read during the scan"""
+
     skippedDataFiles: Annotated[
         float | None, Field(description="Number of data files that are skipped during the scan")
     ] = None
+    """Number of data files that are skipped during the scan"""
+
     skippedDeleteFiles: Annotated[
         float | None, Field(description="Number of delete files that are skipped during the scan")
     ] = None
+    """Number of delete files that are skipped during the scan"""
+
     scannedDeleteManifests: Annotated[
         float | None, Field(description="Number of delete manifests that are scanned during the scan")
     ] = None
+    """Number of delete manifests that are scanned during the scan"""
+
     skippedDeleteManifests: Annotated[
         float | None, Field(description="Number of delete manifests that are skipped during the scan")
     ] = None
+    """Number of delete manifests that are skipped during the scan"""
+
     indexedDeleteFiles: Annotated[
         float | None, Field(description="Number of delete files that are indexed during the scan")
     ] = None
+    """Number of delete files that are indexed during the scan"""
+
     equalityDeleteFiles: Annotated[
         float | None, Field(description="Number of delete files that are equality indexed during the scan")
     ] = None
+    """Number of delete files that are equality indexed during the scan"""
+
     positionalDeleteFiles: Annotated[
         float | None, Field(description="Number of delete files that are positional indexed during the scan")
     ] = None
+    """Number of delete files that are positional indexed during the scan"""
 
 
 class InputDatasetFacet(BaseFacet):
@@ -422,30 +594,49 @@ class InputFieldTransformation(OLRecord):
         extra="allow",
     )
     type: Annotated[str, Field(description="The type of the transformation. Allowed values are: DIRECT, INDIRECT")]
+    """The type of the transformation. Allowed values are: DIRECT, INDIRECT"""
+
     subtype: Annotated[str | None, Field(description="The subtype of the transformation")] = None
+    """The subtype of the transformation"""
+
     description: Annotated[str | None, Field(description="a string representation of the transformation applied")] = (
         None
     )
+    """a string representation of the transformation applied"""
+
     masking: Annotated[bool | None, Field(description="is transformation masking the data or not")] = None
+    """is transformation masking the data or not"""
 
 
 class InputStatisticsInputDatasetFacet(InputDatasetFacet):
+    """The input dataset facet `inputStatistics`:
+    https://openlineage.io/spec/facets/1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet"""
+
     rowCount: Annotated[int | None, Field(description="The number of rows read")] = None
+    """The number of rows read"""
+
     size: Annotated[int | None, Field(description="The size in bytes read")] = None
+    """The size in bytes read"""
+
     fileCount: Annotated[int | None, Field(description="The number of files read")] = None
+    """The number of files read"""
 
 
 class JobFacet(BaseFacet):
     """A Job Facet"""
 
     deleted: Annotated[bool | None, Field(alias="_deleted", description="set to true to delete a facet")] = None
+    """set to true to delete a facet"""
 
 
 class JobIdentifier(OLModel):
     """Used to store information about job (e.g., namespace and name)."""
 
     namespace: Annotated[str, Field(description="The namespace containing the job")]
+    """The namespace containing the job"""
+
     name: Annotated[str, Field(description="The unique name of a job within that namespace")]
+    """The unique name of a job within that namespace"""
 
 
 class JobTypeJobFacetEmissionPattern(OLModel):
@@ -458,6 +649,8 @@ class JobTypeJobFacetEmissionPattern(OLModel):
             examples=["EVENT_BASED"],
         ),
     ]
+    """Defines when events are emitted. EVENT_BASED: events emitted on lifecycle transitions (START/COMPLETE/FAIL/ABORT). PERIODIC: events emitted at regular time intervals."""
+
     eventContentMode: Annotated[
         str,
         Field(
@@ -465,6 +658,8 @@ class JobTypeJobFacetEmissionPattern(OLModel):
             examples=["ACCUMULATIVE"],
         ),
     ]
+    """Define if individual events are self-sufficient and can be processed individually, or need to be combined by consumer. ACCUMULATIVE: Events may contain only partial information and the complete information can be collected by combining information from all the events emitted by a specific job run. COMPLETE_SNAPSHOT: events contain complete state for a specific time window (events can be processed independently)."""
+
     windowDuration: Annotated[
         int | None,
         Field(
@@ -473,6 +668,7 @@ class JobTypeJobFacetEmissionPattern(OLModel):
             ge=1,
         ),
     ] = None
+    """Time window duration for periodic event emissions in seconds. Only applicable when eventTrigger is PERIODIC. Required when eventTrigger is PERIODIC and eventContentMode is COMPLETE_SNAPSHOT."""
 
 
 class LifecycleStateChange(StrEnum):
@@ -500,14 +696,21 @@ class LineageTransformation(OLRecord):
 
     __slots__ = ()
     type: Annotated[str, Field(description="The transformation type, such as DIRECT or INDIRECT.")]
+    """The transformation type, such as DIRECT or INDIRECT."""
+
     subtype: Annotated[
         str | None,
         Field(
             description="The transformation subtype, such as IDENTITY, AGGREGATION, FILTER, JOIN, GROUP_BY, WINDOW, SORT, or CONDITIONAL."
         ),
     ] = None
+    """The transformation subtype, such as IDENTITY, AGGREGATION, FILTER, JOIN, GROUP_BY, WINDOW, SORT, or CONDITIONAL."""
+
     description: Annotated[str | None, Field(description="A string representation of the transformation.")] = None
+    """A string representation of the transformation."""
+
     masking: Annotated[bool | None, Field(description="Whether the transformation masks the source data.")] = None
+    """Whether the transformation masks the source data."""
 
 
 class LiteralCompareExpression(OLModel):
@@ -525,9 +728,17 @@ class OutputDatasetFacet(BaseFacet):
 
 
 class OutputStatisticsOutputDatasetFacet(OutputDatasetFacet):
+    """The output dataset facet `outputStatistics`:
+    https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet"""
+
     rowCount: Annotated[int | None, Field(description="The number of rows written to the dataset")] = None
+    """The number of rows written to the dataset"""
+
     size: Annotated[int | None, Field(description="The size in bytes written to the dataset")] = None
+    """The size in bytes written to the dataset"""
+
     fileCount: Annotated[int | None, Field(description="The number of files written to the dataset")] = None
+    """The number of files written to the dataset"""
 
 
 class OwnershipDatasetFacetOwner(OLRecord):
@@ -539,7 +750,10 @@ class OwnershipDatasetFacetOwner(OLRecord):
             examples=["application:app_name"],
         ),
     ]
+    """the identifier of the owner of the Dataset. It is recommended to define this as a URN. For example application:foo, user:jdoe, team:data"""
+
     type: Annotated[str | None, Field(description="The type of ownership (optional)", examples=["MAINTAINER"])] = None
+    """The type of ownership (optional)"""
 
 
 class OwnershipJobFacetOwner(OLRecord):
@@ -551,7 +765,10 @@ class OwnershipJobFacetOwner(OLRecord):
             examples=["application:app_name"],
         ),
     ]
+    """the identifier of the owner of the Job. It is recommended to define this as a URN. For example application:foo, user:jdoe, team:data"""
+
     type: Annotated[str | None, Field(description="The type of ownership (optional)", examples=["MAINTAINER"])] = None
+    """The type of ownership (optional)"""
 
 
 class PartitionSubsetConditionPartition(OLRecord):
@@ -559,6 +776,8 @@ class PartitionSubsetConditionPartition(OLRecord):
     identifier: Annotated[
         str | None, Field(description="Optionally provided identifier of the partition specified")
     ] = None
+    """Optionally provided identifier of the partition specified"""
+
     dimensions: dict[str, Any]
 
 
@@ -583,9 +802,13 @@ class RunIdentifier(OLModel):
     """Used to store information about run (e.g., runId)."""
 
     runId: Annotated[UUIDStr, Field(description="The globally unique ID of the run.")]
+    """The globally unique ID of the run."""
 
 
 class SQLJobFacet(JobFacet):
+    """The job facet `sql`:
+    https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet"""
+
     query: Annotated[str, Field(examples=["SELECT * FROM foo"])]
     dialect: Annotated[str | None, Field(examples=["snowflake"])] = None
 
@@ -593,21 +816,41 @@ class SQLJobFacet(JobFacet):
 class SchemaDatasetFacetFields(OLRecord):
     __slots__ = ()
     name: Annotated[str, Field(description="The name of the field.", examples=["column1"])]
+    """The name of the field."""
+
     type: Annotated[str | None, Field(description="The type of the field.", examples=["VARCHAR|INT|..."])] = None
+    """The type of the field."""
+
     description: Annotated[str | None, Field(description="The description of the field.")] = None
+    """The description of the field."""
+
     ordinal_position: Annotated[
         int | None, Field(description="The ordinal position of the field in the schema (1-indexed).", examples=[1])
     ] = None
+    """The ordinal position of the field in the schema (1-indexed)."""
+
     fields: Annotated[list[SchemaDatasetFacetFields] | None, Field(description="Nested struct fields.")] = None
+    """Nested struct fields."""
 
 
 class SourceCodeJobFacet(JobFacet):
+    """The job facet `sourceCode`:
+    https://openlineage.io/spec/facets/1-0-1/SourceCodeJobFacet.json#/$defs/SourceCodeJobFacet"""
+
     language: Annotated[str, Field(description="Language in which source code of this job was written.")]
+    """Language in which source code of this job was written."""
+
     sourceCode: Annotated[str, Field(description="Source code of this job.")]
+    """Source code of this job."""
 
 
 class SourceCodeLocationJobFacet(JobFacet):
+    """The job facet `sourceCodeLocation`:
+    https://openlineage.io/spec/facets/1-1-0/SourceCodeLocationJobFacet.json#/$defs/SourceCodeLocationJobFacet"""
+
     type: Annotated[str, Field(description="the source control system", examples=["git|svn"])]
+    """the source control system"""
+
     url: Annotated[
         URIStr,
         Field(
@@ -617,6 +860,8 @@ class SourceCodeLocationJobFacet(JobFacet):
             ],
         ),
     ]
+    """the full http URL to locate the file"""
+
     repoUrl: Annotated[
         str | None,
         Field(
@@ -626,9 +871,13 @@ class SourceCodeLocationJobFacet(JobFacet):
             ],
         ),
     ] = None
+    """the URL to the repository"""
+
     path: Annotated[
         str | None, Field(description="the path in the repo containing the source files", examples=["path/to/my/dags"])
     ] = None
+    """the path in the repo containing the source files"""
+
     version: Annotated[
         str | None,
         Field(
@@ -636,8 +885,14 @@ class SourceCodeLocationJobFacet(JobFacet):
             examples=["git: the git sha | Svn: the revision number"],
         ),
     ] = None
+    """the current version deployed (not a branch name, the actual unique version)"""
+
     tag: Annotated[str | None, Field(description="optional tag name")] = None
+    """optional tag name"""
+
     branch: Annotated[str | None, Field(description="optional branch name")] = None
+    """optional branch name"""
+
     pullRequestNumber: Annotated[
         str | None,
         Field(
@@ -645,51 +900,80 @@ class SourceCodeLocationJobFacet(JobFacet):
             examples=["42"],
         ),
     ] = None
+    """optional pull request or merge request number associated with a CI run, populated from CI platform environment variables (e.g. GITHUB_REF, CI_MERGE_REQUEST_IID)"""
 
 
 class StorageDatasetFacet(DatasetFacet):
+    """The dataset facet `storage`:
+    https://openlineage.io/spec/facets/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet"""
+
     storageLayer: Annotated[str, Field(description="Storage layer provider with allowed values: iceberg, delta.")]
+    """Storage layer provider with allowed values: iceberg, delta."""
+
     fileFormat: Annotated[
         str | None, Field(description="File format with allowed values: parquet, orc, avro, json, csv, text, xml.")
     ] = None
+    """File format with allowed values: parquet, orc, avro, json, csv, text, xml."""
 
 
 class SymlinksDatasetFacetIdentifier(OLRecord):
     __slots__ = ()
     namespace: Annotated[str, Field(description="The dataset namespace")]
+    """The dataset namespace"""
+
     name: Annotated[str, Field(description="The dataset name")]
+    """The dataset name"""
+
     type: Annotated[str, Field(description="Identifier type", examples=["table"])]
+    """Identifier type"""
 
 
 class TagsDatasetFacetFields(OLRecord):
     __slots__ = ()
     key: Annotated[str, Field(description="Key that identifies the tag", examples=["pii"])]
+    """Key that identifies the tag"""
+
     value: Annotated[str, Field(description="The value of the field", examples=["true|@user1|production"])]
+    """The value of the field"""
+
     source: Annotated[str | None, Field(description="The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.")] = (
         None
     )
+    """The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc."""
+
     field: Annotated[
         str | None,
         Field(description="Identifies the field in a dataset if a tag applies to one", examples=["email_address"]),
     ] = None
+    """Identifies the field in a dataset if a tag applies to one"""
 
 
 class TagsJobFacetFields(OLRecord):
     __slots__ = ()
     key: Annotated[str, Field(description="Key that identifies the tag", examples=["pii"])]
+    """Key that identifies the tag"""
+
     value: Annotated[str, Field(description="The value of the field", examples=["true|@user1|production"])]
+    """The value of the field"""
+
     source: Annotated[
         str | None, Field(description="The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.", examples=["SPARK"])
     ] = None
+    """The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc."""
 
 
 class TagsRunFacetFields(OLRecord):
     __slots__ = ()
     key: Annotated[str, Field(description="Key that identifies the tag", examples=["pii"])]
+    """Key that identifies the tag"""
+
     value: Annotated[str, Field(description="The value of the field", examples=["true|@user1|production"])]
+    """The value of the field"""
+
     source: Annotated[
         str | None, Field(description="The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.", examples=["SPARK"])
     ] = None
+    """The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc."""
 
 
 class TestExecution(OLRecord):
@@ -697,6 +981,8 @@ class TestExecution(OLRecord):
 
     __slots__ = ()
     name: Annotated[str, Field(description="Name identifying the test.", examples=["assert_no_orphans"])]
+    """Name identifying the test."""
+
     status: Annotated[
         str,
         Field(
@@ -704,6 +990,8 @@ class TestExecution(OLRecord):
             examples=["pass"],
         ),
     ]
+    """Whether the test found issues: 'pass' (no issues found), 'fail' (issues found), 'skip' (not executed). Independent of severity — a test can fail without blocking the pipeline when severity is 'warn'."""
+
     severity: Annotated[
         str | None,
         Field(
@@ -711,6 +999,8 @@ class TestExecution(OLRecord):
             examples=["error"],
         ),
     ] = None
+    """The configured consequence of a test failure: 'error' (blocks pipeline execution) or 'warn' (produces a warning only, does not block). A test with severity 'warn' and status 'fail' means issues were found but execution continued."""
+
     type: Annotated[
         str | None,
         Field(
@@ -718,6 +1008,8 @@ class TestExecution(OLRecord):
             examples=["not_null"],
         ),
     ] = None
+    """Classification of the test, e.g. 'not_null', 'unique', 'row_count', 'freshness', 'custom_sql'."""
+
     description: Annotated[
         str | None,
         Field(
@@ -725,14 +1017,20 @@ class TestExecution(OLRecord):
             examples=["Ensures all order IDs are unique across the table."],
         ),
     ] = None
+    """Human-readable description of what the test checks."""
+
     expected: Annotated[
         str | None,
         Field(description="The expected value or threshold for the test, serialized as a string.", examples=["1000"]),
     ] = None
+    """The expected value or threshold for the test, serialized as a string."""
+
     actual: Annotated[
         str | None,
         Field(description="The actual value observed during the test, serialized as a string.", examples=["999"]),
     ] = None
+    """The actual value observed during the test, serialized as a string."""
+
     content: Annotated[
         str | None,
         Field(
@@ -740,6 +1038,8 @@ class TestExecution(OLRecord):
             examples=["SELECT COUNT(*) FROM orders WHERE amount < 0"],
         ),
     ] = None
+    """The test body, e.g. a SQL query or expression."""
+
     contentType: Annotated[
         str | None,
         Field(
@@ -747,30 +1047,46 @@ class TestExecution(OLRecord):
             examples=["sql"],
         ),
     ] = None
+    """The format of the content field, allowing consumers to interpret or filter test content. Common values include 'sql', 'json', 'expression'."""
+
     params: Annotated[
         dict[str, Any] | None, Field(description="Arbitrary key-value pairs for check-specific inputs.")
     ] = None
+    """Arbitrary key-value pairs for check-specific inputs."""
 
 
 class TestRunFacet(RunFacet):
     """Results of test executions associated with this run, capturing test outcomes and
-    configured severities independently of dataset attribution."""
+    configured severities independently of dataset attribution.
+
+    The run facet `test`:
+    https://openlineage.io/spec/facets/1-0-1/TestRunFacet.json#/$defs/TestRunFacet"""
 
     tests: Annotated[list[TestExecution], Field(description="List of test executions and their results.")]
+    """List of test executions and their results."""
 
 
 class CatalogDatasetFacet(DatasetFacet):
+    """The dataset facet `catalog`:
+    https://openlineage.io/spec/facets/1-1-0/CatalogDatasetFacet.json#/$defs/CatalogDatasetFacet"""
+
     framework: Annotated[
         str,
         Field(
             description="The storage framework for which the catalog is configured", examples=["iceberg, delta, hive"]
         ),
     ]
+    """The storage framework for which the catalog is configured"""
+
     type: Annotated[str, Field(description="Type of the catalog.", examples=["jdbc, glue, polaris"])]
+    """Type of the catalog."""
+
     name: Annotated[
         str,
         Field(description="Name of the catalog, as configured in the source system.", examples=["my_iceberg_catalog"]),
     ]
+    """Name of the catalog, as configured in the source system."""
+
     metadataUri: Annotated[
         str | None,
         Field(
@@ -778,6 +1094,8 @@ class CatalogDatasetFacet(DatasetFacet):
             examples=["jdbc:mysql://host:3306/iceberg_database"],
         ),
     ] = None
+    """URI or connection string to the catalog, if applicable."""
+
     warehouseUri: Annotated[
         str | None,
         Field(
@@ -785,10 +1103,15 @@ class CatalogDatasetFacet(DatasetFacet):
             examples=["s3://bucket/path/to/iceberg/warehouse"],
         ),
     ] = None
+    """URI or connection string to the physical location of the data that the catalog describes."""
+
     source: Annotated[
         str | None, Field(description="Source system where the catalog is configured.", examples=["spark, flink, hive"])
     ] = None
+    """Source system where the catalog is configured."""
+
     catalogProperties: Annotated[dict[str, str] | None, Field(description="Additional catalog properties")] = None
+    """Additional catalog properties"""
 
 
 class CompareSubsetCondition(OLModel):
@@ -802,50 +1125,91 @@ class CompareSubsetCondition(OLModel):
             examples=["EQUAL"],
         ),
     ]
+    """Allowed values: 'EQUAL', 'GREATER_THAN', 'GREATER_EQUAL_THAN', 'LESS_THAN', 'LESS_EQUAL_THAN'"""
 
 
 class DataQualityAssertionsDatasetFacet(InputDatasetFacet):
-    """list of tests performed on dataset or dataset columns, and their results"""
+    """list of tests performed on dataset or dataset columns, and their results
+
+    The input dataset facet `dataQualityAssertions`:
+    https://openlineage.io/spec/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet"""
 
     assertions: list[DataQualityAssertionsDatasetFacetAssertion]
 
 
 class DataQualityMetricsDatasetFacet(DatasetFacet):
+    """The dataset facet `dataQualityMetrics`:
+    https://openlineage.io/spec/facets/1-0-0/DataQualityMetricsDatasetFacet.json#/$defs/DataQualityMetricsDatasetFacet"""
+
     rowCount: Annotated[int | None, Field(description="The number of rows evaluated")] = None
+    """The number of rows evaluated"""
+
     bytes: Annotated[int | None, Field(description="The size in bytes")] = None
+    """The size in bytes"""
+
     fileCount: Annotated[int | None, Field(description="The number of files evaluated")] = None
+    """The number of files evaluated"""
+
     lastUpdated: Annotated[OptionalDateTimeStr, Field(description="The last time the dataset was changed")] = NOT_SENT
+    """The last time the dataset was changed"""
+
     columnMetrics: Annotated[
         dict[str, DataQualityMetricsDatasetFacetColumnMetrics], Field(description="The property key is the column name")
     ]
+    """The property key is the column name"""
 
 
 class DataQualityMetricsInputDatasetFacet(InputDatasetFacet):
+    """The input dataset facet `dataQualityMetrics`:
+    https://openlineage.io/spec/facets/1-0-3/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet"""
+
     rowCount: Annotated[int | None, Field(description="The number of rows evaluated")] = None
+    """The number of rows evaluated"""
+
     bytes: Annotated[int | None, Field(description="The size in bytes")] = None
+    """The size in bytes"""
+
     fileCount: Annotated[int | None, Field(description="The number of files evaluated")] = None
+    """The number of files evaluated"""
+
     lastUpdated: Annotated[OptionalDateTimeStr, Field(description="The last time the dataset was changed")] = NOT_SENT
+    """The last time the dataset was changed"""
+
     columnMetrics: Annotated[
         dict[str, DataQualityMetricsInputDatasetFacetColumnMetrics],
         Field(description="The property key is the column name"),
     ]
+    """The property key is the column name"""
 
 
 class DocumentationJobFacet(JobFacet):
+    """The job facet `documentation`:
+    https://openlineage.io/spec/facets/1-1-0/DocumentationJobFacet.json#/$defs/DocumentationJobFacet"""
+
     description: Annotated[str, Field(description="The description of the job.")]
+    """The description of the job."""
+
     contentType: Annotated[
         str | None,
         Field(description="MIME type of the description field content.", examples=["application/json, text/markdown"]),
     ] = None
+    """MIME type of the description field content."""
 
 
 class EnvironmentVariablesRunFacet(RunFacet):
+    """The run facet `environmentVariables`:
+    https://openlineage.io/spec/facets/1-0-0/EnvironmentVariablesRunFacet.json#/$defs/EnvironmentVariablesRunFacet"""
+
     environmentVariables: Annotated[
         list[EnvironmentVariable], Field(description="The environment variables for the run.")
     ]
+    """The environment variables for the run."""
 
 
 class ErrorMessageRunFacet(RunFacet):
+    """The run facet `errorMessage`:
+    https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet"""
+
     message: Annotated[
         str,
         Field(
@@ -855,9 +1219,13 @@ class ErrorMessageRunFacet(RunFacet):
             ],
         ),
     ]
+    """A human-readable string representing error message generated by observed system"""
+
     programmingLanguage: Annotated[
         str, Field(description="Programming language the observed system uses.", examples=["JAVA"])
     ]
+    """Programming language the observed system uses."""
+
     stackTrace: Annotated[
         str | None,
         Field(
@@ -867,15 +1235,23 @@ class ErrorMessageRunFacet(RunFacet):
             ],
         ),
     ] = None
+    """A language-specific stack trace generated by observed system"""
 
 
 class ExecutionParametersRunFacet(RunFacet):
+    """The run facet `executionParameters`:
+    https://openlineage.io/spec/facets/1-0-0/ExecutionParametersRunFacet.json#/$defs/ExecutionParametersRunFacet"""
+
     parameters: Annotated[
         list[ExecutionParameter] | None, Field(description="The parameters passed to the Job at runtime")
     ] = None
+    """The parameters passed to the Job at runtime"""
 
 
 class ExternalQueryRunFacet(RunFacet):
+    """The run facet `externalQuery`:
+    https://openlineage.io/spec/facets/1-0-2/ExternalQueryRunFacet.json#/$defs/ExternalQueryRunFacet"""
+
     externalQueryId: Annotated[
         str,
         Field(
@@ -883,141 +1259,226 @@ class ExternalQueryRunFacet(RunFacet):
             examples=["my-project-1234:US.bquijob_123x456_123y123z123c"],
         ),
     ]
+    """Identifier for the external system"""
+
     source: Annotated[str, Field(description="source of the external query", examples=["bigquery"])]
+    """source of the external query"""
 
 
 class ExtractionErrorRunFacet(RunFacet):
+    """The run facet `extractionError`:
+    https://openlineage.io/spec/facets/1-1-2/ExtractionErrorRunFacet.json#/$defs/ExtractionErrorRunFacet"""
+
     totalTasks: Annotated[
         int,
         Field(
             description="The number of distinguishable tasks in a run that were processed by OpenLineage, whether successfully or not. Those could be, for example, distinct SQL statements."
         ),
     ]
+    """The number of distinguishable tasks in a run that were processed by OpenLineage, whether successfully or not. Those could be, for example, distinct SQL statements."""
+
     failedTasks: Annotated[
         int,
         Field(
             description="The number of distinguishable tasks in a run that were processed not successfully by OpenLineage. Those could be, for example, distinct SQL statements."
         ),
     ]
+    """The number of distinguishable tasks in a run that were processed not successfully by OpenLineage. Those could be, for example, distinct SQL statements."""
+
     errors: list[ExtractionErrorRunFacetError]
 
 
 class GcpComposerJobFacet(JobFacet):
+    """The job facet `gcp_composer_job`:
+    https://openlineage.io/spec/facets/1-0-0/GcpComposerJobFacet.json#/$defs/GcpComposerJobFacet"""
+
     environmentName: Annotated[str, Field(description="Cloud Composer Environment name")]
+    """Cloud Composer Environment name"""
+
     dagId: Annotated[str, Field(description="The id of the DAG")]
+    """The id of the DAG"""
+
     operator: Annotated[
         str | None,
         Field(description="Operator class name. Only present for tasks, not for DAGs. For example `PythonOperator`"),
     ] = None
+    """Operator class name. Only present for tasks, not for DAGs. For example `PythonOperator`"""
+
     taskId: Annotated[str | None, Field(description="The id of the task. Only present for tasks, not for DAGs")] = None
+    """The id of the task. Only present for tasks, not for DAGs"""
+
     airflowVersion: Annotated[str, Field(description="Version of Airflow, suffixed by `+composer`")]
+    """Version of Airflow, suffixed by `+composer`"""
+
     composerVersion: Annotated[str, Field(description="Version of the Cloud Composer environment")]
+    """Version of the Cloud Composer environment"""
 
 
 class GcpComposerRunFacet(RunFacet):
+    """The run facet `gcp_composer_run`:
+    https://openlineage.io/spec/facets/1-0-0/GcpComposerRunFacet.json#/$defs/GcpComposerRunFacet"""
+
     dagRunId: Annotated[str, Field(description="The id of the DAG run")]
+    """The id of the DAG run"""
 
 
 class GcpDataprocRunFacet(RunFacet):
+    """The run facet `gcp_dataproc`:
+    https://openlineage.io/spec/facets/1-0-0/GcpDataprocRunFacet.json#/$defs/GcpDataprocRunFacet"""
+
     appId: Annotated[
         str,
         Field(
             description="Application ID set by the resource manager. For spark jobs, it is set in the spark configuration of the current context."
         ),
     ]
+    """Application ID set by the resource manager. For spark jobs, it is set in the spark configuration of the current context."""
+
     appName: Annotated[
         str,
         Field(
             description="App name which may be provided by the user, or some default is used by the resource manager. For spark jobs, it is set in the spark configuration of the current context."
         ),
     ]
+    """App name which may be provided by the user, or some default is used by the resource manager. For spark jobs, it is set in the spark configuration of the current context."""
+
     batchId: Annotated[
         str | None, Field(description="Populated only for Dataproc serverless batches. The resource id of the batch.")
     ] = None
+    """Populated only for Dataproc serverless batches. The resource id of the batch."""
+
     batchUuid: Annotated[
         str | None,
         Field(
             description="Populated only for Dataproc serverless batches. A UUID generated by the service when it creates the batch."
         ),
     ] = None
+    """Populated only for Dataproc serverless batches. A UUID generated by the service when it creates the batch."""
+
     clusterName: Annotated[
         str | None,
         Field(
             description="Populated only for Dataproc GCE workloads. The cluster name is unique within a GCP project."
         ),
     ] = None
+    """Populated only for Dataproc GCE workloads. The cluster name is unique within a GCP project."""
+
     clusterUuid: Annotated[
         str | None,
         Field(
             description="Populated only for Dataproc GCE workloads. A UUID generated by the service at the time of cluster creation."
         ),
     ] = None
+    """Populated only for Dataproc GCE workloads. A UUID generated by the service at the time of cluster creation."""
+
     jobId: Annotated[
         str | None,
         Field(
             description="Populated only for Dataproc GCE workloads. If not specified by the user, the job ID will be provided by the service."
         ),
     ] = None
+    """Populated only for Dataproc GCE workloads. If not specified by the user, the job ID will be provided by the service."""
+
     jobUuid: Annotated[
         str | None,
         Field(
             description="Populated only for Dataproc GCE workloads. A UUID that uniquely identifies a job within the project over time."
         ),
     ] = None
+    """Populated only for Dataproc GCE workloads. A UUID that uniquely identifies a job within the project over time."""
+
     projectId: Annotated[str, Field(description="The GCP project ID that the resource belongs to.")]
+    """The GCP project ID that the resource belongs to."""
+
     queryNodeName: Annotated[
         str | None,
         Field(
             description="The name of the query node in the executed Spark Plan. Often used to describe the command being executed."
         ),
     ] = None
+    """The name of the query node in the executed Spark Plan. Often used to describe the command being executed."""
+
     jobType: Annotated[
         str | None,
         Field(description="Identifies whether the process is a job (on a Dataproc cluster), a batch or a session."),
     ] = None
+    """Identifies whether the process is a job (on a Dataproc cluster), a batch or a session."""
+
     sessionId: Annotated[
         str | None,
         Field(
             description="Populated only for Dataproc serverless interactive sessions. The resource id of the session, used for URL generation."
         ),
     ] = None
+    """Populated only for Dataproc serverless interactive sessions. The resource id of the session, used for URL generation."""
+
     sessionUuid: Annotated[
         str | None,
         Field(
             description="Populated only for Dataproc serverless interactive sessions. A UUID generated by the service when it creates the session."
         ),
     ] = None
+    """Populated only for Dataproc serverless interactive sessions. A UUID generated by the service when it creates the session."""
 
 
 class GcpLineageJobFacet(JobFacet):
+    """The job facet `gcp_lineage`:
+    https://openlineage.io/spec/facets/1-0-0/GcpLineageJobFacet.json#/$defs/GcpLineageJobFacet"""
+
     displayName: Annotated[str | None, Field(description="The name of the job to be used on UI")] = None
+    """The name of the job to be used on UI"""
+
     origin: GcpLineageJobFacetOrigin | None = None
 
 
 class HierarchyDatasetFacet(DatasetFacet):
+    """The dataset facet `hierarchy`:
+    https://openlineage.io/spec/facets/1-0-0/HierarchyDatasetFacet.json#/$defs/HierarchyDatasetFacet"""
+
     hierarchy: Annotated[
         list[HierarchyDatasetFacetLevel],
         Field(
             description="Dataset hierarchy levels (e.g. DATABASE -> SCHEMA -> TABLE), from highest to lowest level. The order is important"
         ),
     ]
+    """Dataset hierarchy levels (e.g. DATABASE -> SCHEMA -> TABLE), from highest to lowest level. The order is important"""
 
 
 class IcebergCommitReportOutputDatasetFacet(OutputDatasetFacet):
+    """The output dataset facet `icebergCommitReport`:
+    https://openlineage.io/spec/facets/1-0-2/IcebergCommitReportOutputDatasetFacet.json#/$defs/IcebergCommitReportOutputDatasetFacet"""
+
     snapshotId: Annotated[float | None, Field(description="Snapshot ID of the iceberg table")] = None
+    """Snapshot ID of the iceberg table"""
+
     sequenceNumber: Annotated[float | None, Field(description="Sequence number of the iceberg table")] = None
+    """Sequence number of the iceberg table"""
+
     operation: Annotated[str | None, Field(description="Operation that was performed on the iceberg table")] = None
+    """Operation that was performed on the iceberg table"""
+
     commitMetrics: IcebergCommitReportOutputDatasetFacetCommitMetrics | None = None
     metadata: dict[str, Any] | None = None
 
 
 class IcebergScanReportInputDatasetFacet(InputDatasetFacet):
+    """The input dataset facet `icebergScanReport`:
+    https://openlineage.io/spec/facets/1-0-1/IcebergScanReportInputDatasetFacet.json#/$defs/IcebergScanReportInputDatasetFacet"""
+
     snapshotId: Annotated[float | None, Field(description="Snapshot ID of the iceberg table")] = None
+    """Snapshot ID of the iceberg table"""
+
     filterDescription: Annotated[str | None, Field(description="Filter used to scan the iceberg table")] = None
+    """Filter used to scan the iceberg table"""
+
     schemaId: Annotated[float | None, Field(description="Schema ID of the iceberg table")] = None
+    """Schema ID of the iceberg table"""
+
     projectedFieldNames: Annotated[
         list[str] | None, Field(description="List of field names that are projected from the iceberg table")
     ] = None
+    """List of field names that are projected from the iceberg table"""
+
     scanMetrics: IcebergScanReportInputDatasetFacetScanMetrics | None = None
     metadata: dict[str, Any] | None = None
 
@@ -1030,8 +1491,14 @@ class InputField(OLRecord):
         extra="allow",
     )
     namespace: Annotated[str, Field(description="The input dataset namespace")]
+    """The input dataset namespace"""
+
     name: Annotated[str, Field(description="The input dataset name")]
+    """The input dataset name"""
+
     field: Annotated[str, Field(description="The input field")]
+    """The input field"""
+
     transformations: list[InputFieldTransformation] | None = None
 
 
@@ -1051,6 +1518,8 @@ class JobDependency(OLRecord):
             examples=["DIRECT_INVOCATION|IMPLICIT_DEPENDENCY"],
         ),
     ] = None
+    """Used to describe whether the upstream job directly triggers the downstream job, or whether the dependency is implicit (e.g. time-based)."""
+
     sequence_trigger_rule: Annotated[
         str | None,
         Field(
@@ -1058,6 +1527,8 @@ class JobDependency(OLRecord):
             examples=["FINISH_TO_START|FINISH_TO_FINISH|START_TO_START"],
         ),
     ] = None
+    """Used to describe the exact sequence condition on which the downstream job can be executed (FINISH_TO_START - downstream job can start when upstream finished; FINISH_TO_FINISH - job executions can overlap, but need to finish in specified order; START_TO_START - jobs need to start at the same time in parallel)."""
+
     status_trigger_rule: Annotated[
         str | None,
         Field(
@@ -1065,9 +1536,13 @@ class JobDependency(OLRecord):
             examples=["EXECUTE_EVERY_TIME|EXECUTE_ON_SUCCESS|EXECUTE_ON_FAILURE"],
         ),
     ] = None
+    """Used to describe if the downstream job should be run based on the status of the upstream job."""
 
 
 class JobTypeJobFacet(JobFacet):
+    """The job facet `jobType`:
+    https://openlineage.io/spec/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet"""
+
     processingType: Annotated[
         str,
         Field(
@@ -1075,6 +1550,8 @@ class JobTypeJobFacet(JobFacet):
             examples=["BATCH"],
         ),
     ]
+    """Job processing type: BATCH (finite jobs with clear start/end), STREAMING (continuous jobs processing data streams), or SERVICE (continuous long-running services). BATCH jobs are finite and emit START/COMPLETE/FAIL/ABORT events. STREAMING and SERVICE jobs are continuous with no natural completion point."""
+
     integration: Annotated[
         str,
         Field(
@@ -1082,6 +1559,8 @@ class JobTypeJobFacet(JobFacet):
             examples=["SPARK"],
         ),
     ]
+    """OpenLineage integration type of this job: for example SPARK|DBT|AIRFLOW|FLINK"""
+
     jobType: Annotated[
         str | None,
         Field(
@@ -1089,34 +1568,52 @@ class JobTypeJobFacet(JobFacet):
             examples=["QUERY"],
         ),
     ] = None
+    """Run type, for example: QUERY|COMMAND|DAG|TASK|JOB|MODEL. This is an integration-specific field."""
+
     emissionPattern: Annotated[
         JobTypeJobFacetEmissionPattern | None, Field(description="Describes how and what the job emits in its events")
     ] = None
+    """Describes how and what the job emits in its events"""
 
 
 class LifecycleStateChangeDatasetFacet(DatasetFacet):
+    """The dataset facet `lifecycleStateChange`:
+    https://openlineage.io/spec/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet"""
+
     lifecycleStateChange: Annotated[LifecycleStateChange, Field(description="The lifecycle state change.")]
+    """The lifecycle state change."""
+
     previousIdentifier: Annotated[
         LifecycleStateChangeDatasetFacetPreviousIdentifier | None,
         Field(description="Previous name of the dataset in case of renaming it."),
     ] = None
+    """Previous name of the dataset in case of renaming it."""
 
 
 class LineageDatasetInput(OLModel):
     """A source dataset that feeds data into a lineage target."""
 
     namespace: Annotated[str, Field(description="The namespace of the source dataset.")]
+    """The namespace of the source dataset."""
+
     name: Annotated[str, Field(description="The name of the source dataset.")]
+    """The name of the source dataset."""
+
     type: Annotated[Literal["DATASET"], Field(description="The source entity type. Must be DATASET.")]
+    """The source entity type. Must be DATASET."""
+
     field: Annotated[
         str | None,
         Field(
             description="The source field. At entity level it represents a dataset-wide dependency; at field level it identifies the source field."
         ),
     ] = None
+    """The source field. At entity level it represents a dataset-wide dependency; at field level it identifies the source field."""
+
     transformations: Annotated[
         list[LineageTransformation] | None, Field(description="Transformations applied to the source data.")
     ] = None
+    """Transformations applied to the source data."""
 
 
 class LineageJobInput(OLModel):
@@ -1127,21 +1624,33 @@ class LineageJobInput(OLModel):
         str | None,
         Field(description="The namespace of the source job. Omit together with name to refer to the event's own job."),
     ] = None
+    """The namespace of the source job. Omit together with name to refer to the event's own job."""
+
     name: Annotated[
         str | None,
         Field(description="The name of the source job. Omit together with namespace to refer to the event's own job."),
     ] = None
+    """The name of the source job. Omit together with namespace to refer to the event's own job."""
+
     type: Annotated[Literal["JOB"], Field(description="The source entity type. Must be JOB.")]
+    """The source entity type. Must be JOB."""
+
     runId: Annotated[
         OptionalUUIDStr, Field(description="The source job run when the relationship is tied to a specific execution.")
     ] = NOT_SENT
+    """The source job run when the relationship is tied to a specific execution."""
+
     transformations: Annotated[
         list[LineageTransformation] | None,
         Field(description="Transformations applied by the source job to produce the data."),
     ] = None
+    """Transformations applied by the source job to produce the data."""
 
 
 class NominalTimeRunFacet(RunFacet):
+    """The run facet `nominalTime`:
+    https://openlineage.io/spec/facets/1-0-1/NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet"""
+
     nominalStartTime: Annotated[
         DateTimeStr,
         Field(
@@ -1149,6 +1658,8 @@ class NominalTimeRunFacet(RunFacet):
             examples=["2020-12-17T03:00:00.000Z"],
         ),
     ]
+    """An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal start time (included) of the run. AKA the schedule time"""
+
     nominalEndTime: Annotated[
         OptionalDateTimeStr,
         Field(
@@ -1156,14 +1667,23 @@ class NominalTimeRunFacet(RunFacet):
             examples=["2020-12-17T04:00:00.000Z"],
         ),
     ] = NOT_SENT
+    """An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal end time (excluded) of the run. (Should be the nominal start time of the next run)"""
 
 
 class OwnershipDatasetFacet(DatasetFacet):
+    """The dataset facet `ownership`:
+    https://openlineage.io/spec/facets/1-0-1/OwnershipDatasetFacet.json#/$defs/OwnershipDatasetFacet"""
+
     owners: Annotated[list[OwnershipDatasetFacetOwner] | None, Field(description="The owners of the dataset.")] = None
+    """The owners of the dataset."""
 
 
 class OwnershipJobFacet(JobFacet):
+    """The job facet `ownership`:
+    https://openlineage.io/spec/facets/1-0-1/OwnershipJobFacet.json#/$defs/OwnershipJobFacet"""
+
     owners: Annotated[list[OwnershipJobFacetOwner] | None, Field(description="The owners of the job.")] = None
+    """The owners of the job."""
 
 
 class PartitionSubsetCondition(OLModel):
@@ -1172,12 +1692,19 @@ class PartitionSubsetCondition(OLModel):
 
 
 class ProcessingEngineRunFacet(RunFacet):
+    """The run facet `processing_engine`:
+    https://openlineage.io/spec/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet"""
+
     version: Annotated[
         str, Field(description="Processing engine version. Might be Airflow or Spark version.", examples=["2.5.0"])
     ]
+    """Processing engine version. Might be Airflow or Spark version."""
+
     name: Annotated[
         str | None, Field(description="Processing engine name, e.g. Airflow or Spark", examples=["Airflow"])
     ] = None
+    """Processing engine name, e.g. Airflow or Spark"""
+
     openlineageAdapterVersion: Annotated[
         str | None,
         Field(
@@ -1185,28 +1712,48 @@ class ProcessingEngineRunFacet(RunFacet):
             examples=["0.19.0"],
         ),
     ] = None
+    """OpenLineage adapter package version. Might be e.g. OpenLineage Airflow integration package version"""
 
 
 class SchemaDatasetFacet(DatasetFacet):
+    """The dataset facet `schema`:
+    https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"""
+
     fields: Annotated[list[SchemaDatasetFacetFields] | None, Field(description="The fields of the data source.")] = None
+    """The fields of the data source."""
 
 
 class SymlinksDatasetFacet(DatasetFacet):
+    """The dataset facet `symlinks`:
+    https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet"""
+
     identifiers: list[SymlinksDatasetFacetIdentifier] | None = None
 
 
 class TagsDatasetFacet(DatasetFacet):
+    """The dataset facet `tags`:
+    https://openlineage.io/spec/facets/1-0-0/TagsDatasetFacet.json#/$defs/TagsDatasetFacet"""
+
     tags: Annotated[list[TagsDatasetFacetFields] | None, Field(description="The tags applied to the dataset facet")] = (
         None
     )
+    """The tags applied to the dataset facet"""
 
 
 class TagsJobFacet(JobFacet):
+    """The job facet `tags`:
+    https://openlineage.io/spec/facets/1-0-0/TagsJobFacet.json#/$defs/TagsJobFacet"""
+
     tags: Annotated[list[TagsJobFacetFields] | None, Field(description="The tags applied to the job facet")] = None
+    """The tags applied to the job facet"""
 
 
 class TagsRunFacet(RunFacet):
+    """The run facet `tags`:
+    https://openlineage.io/spec/facets/1-0-0/TagsRunFacet.json#/$defs/TagsRunFacet"""
+
     tags: Annotated[list[TagsRunFacetFields] | None, Field(description="The tags applied to the run facet")] = None
+    """The tags applied to the run facet"""
 
 
 class ColumnLineageDatasetFacetFields(OLRecord):
@@ -1218,6 +1765,8 @@ class ColumnLineageDatasetFacetFields(OLRecord):
     transformationDescription: Annotated[
         str | None, Field(deprecated=True, description="a string representation of the transformation applied")
     ] = None
+    """a string representation of the transformation applied"""
+
     transformationType: Annotated[
         str | None,
         Field(
@@ -1225,18 +1774,26 @@ class ColumnLineageDatasetFacetFields(OLRecord):
             description="IDENTITY|MASKED reflects a clearly defined behavior. IDENTITY: exact same as input; MASKED: no original data available (like a hash of PII for example)",
         ),
     ] = None
+    """IDENTITY|MASKED reflects a clearly defined behavior. IDENTITY: exact same as input; MASKED: no original data available (like a hash of PII for example)"""
 
 
 class JobDependenciesRunFacet(RunFacet):
     """Maps execution dependencies (control flow relationships) between upstream and
-    downstream job runs"""
+    downstream job runs
+
+    The run facet `jobDependencies`:
+    https://openlineage.io/spec/facets/1-0-1/JobDependenciesRunFacet.json#/$defs/JobDependenciesRunFacet"""
 
     upstream: Annotated[
         list[JobDependency] | None, Field(description="Job runs that must complete before the current run can start.")
     ] = None
+    """Job runs that must complete before the current run can start."""
+
     downstream: Annotated[
         list[JobDependency] | None, Field(description="Job runs that will start after completion of the current run.")
     ] = None
+    """Job runs that will start after completion of the current run."""
+
     trigger_rule: Annotated[
         str | None,
         Field(
@@ -1244,13 +1801,17 @@ class JobDependenciesRunFacet(RunFacet):
             examples=["ALL_SUCCESS|ALL_DONE|ONE_SUCCESS|NONE_FAILED"],
         ),
     ] = None
+    """Specifies the condition under which this job will run based on the status of upstream jobs."""
 
 
 class LineageInput(OLRootModel):
+    """A source dataset or job in an explicit lineage relationship."""
+
     root: Annotated[
         LineageDatasetInput | LineageJobInput,
         Field(description="A source dataset or job in an explicit lineage relationship."),
     ]
+    """A source dataset or job in an explicit lineage relationship."""
 
 
 class LineageJobEntry(OLModel):
@@ -1261,28 +1822,43 @@ class LineageJobEntry(OLModel):
         str | None,
         Field(description="The namespace of the target job. Omit together with name to refer to the event's own job."),
     ] = None
+    """The namespace of the target job. Omit together with name to refer to the event's own job."""
+
     name: Annotated[
         str | None,
         Field(description="The name of the target job. Omit together with namespace to refer to the event's own job."),
     ] = None
+    """The name of the target job. Omit together with namespace to refer to the event's own job."""
+
     type: Annotated[Literal["JOB"], Field(description="The target entity type. Must be JOB.")]
+    """The target entity type. Must be JOB."""
+
     runId: Annotated[
         OptionalUUIDStr, Field(description="The target job run when the relationship is tied to a specific execution.")
     ] = NOT_SENT
+    """The target job run when the relationship is tied to a specific execution."""
+
     inputs: Annotated[list[LineageInput] | None, Field(description="Source inputs feeding this target job.")] = None
+    """Source inputs feeding this target job."""
 
 
 class ColumnLineageDatasetFacet(DatasetFacet):
+    """The dataset facet `columnLineage`:
+    https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"""
+
     fields: Annotated[
         dict[str, ColumnLineageDatasetFacetFields],
         Field(description="Column level lineage that maps output fields into input fields used to evaluate them."),
     ]
+    """Column level lineage that maps output fields into input fields used to evaluate them."""
+
     dataset: Annotated[
         list[InputField] | None,
         Field(
             description="Column level lineage that affects the whole dataset. This includes filtering, sorting, grouping (aggregates), joining, window functions, etc."
         ),
     ] = None
+    """Column level lineage that affects the whole dataset. This includes filtering, sorting, grouping (aggregates), joining, window functions, etc."""
 
 
 class LineageFieldEntry(OLRecord):
@@ -1292,6 +1868,7 @@ class LineageFieldEntry(OLRecord):
     inputs: Annotated[
         list[LineageInput], Field(description="Source entities and/or fields that feed into this target field.")
     ]
+    """Source entities and/or fields that feed into this target field."""
 
 
 class LineageDatasetEntry(OLModel):
@@ -1299,23 +1876,35 @@ class LineageDatasetEntry(OLModel):
     field granularity."""
 
     namespace: Annotated[str, Field(description="The namespace of the target dataset.")]
+    """The namespace of the target dataset."""
+
     name: Annotated[str, Field(description="The name of the target dataset.")]
+    """The name of the target dataset."""
+
     type: Annotated[Literal["DATASET"], Field(description="The target entity type. Must be DATASET.")]
+    """The target entity type. Must be DATASET."""
+
     inputs: Annotated[
         list[LineageInput] | None,
         Field(
             description="Entity-level inputs feeding this target dataset. An empty array explicitly means that the target has no tracked upstream source."
         ),
     ] = None
+    """Entity-level inputs feeding this target dataset. An empty array explicitly means that the target has no tracked upstream source."""
+
     fields: Annotated[
         dict[str, LineageFieldEntry] | None,
         Field(description="Field-level lineage. Maps target field names to their source inputs."),
     ] = None
+    """Field-level lineage. Maps target field names to their source inputs."""
 
 
 class LineageDatasetFacet(DatasetFacet):
     """Explicit lineage for this dataset. Describes which source entities feed into it, at
-    entity and/or field granularity."""
+    entity and/or field granularity.
+
+    The dataset facet `lineage`:
+    https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageDatasetFacet"""
 
     inputs: Annotated[
         list[LineageInput] | None,
@@ -1323,27 +1912,37 @@ class LineageDatasetFacet(DatasetFacet):
             description="Dataset-level source inputs. A source with a field represents a dataset-wide operation where that field affects the entire target dataset."
         ),
     ] = None
+    """Dataset-level source inputs. A source with a field represents a dataset-wide operation where that field affects the entire target dataset."""
+
     fields: Annotated[
         dict[str, LineageFieldEntry] | None,
         Field(description="Field-level lineage. Maps target field names to their source inputs."),
     ] = None
+    """Field-level lineage. Maps target field names to their source inputs."""
 
 
 class LineageEntry(OLRootModel):
+    """A target dataset or job in an explicit lineage relationship."""
+
     root: Annotated[
         LineageDatasetEntry | LineageJobEntry,
         Field(description="A target dataset or job in an explicit lineage relationship."),
     ]
+    """A target dataset or job in an explicit lineage relationship."""
 
 
 class LineageJobFacet(JobFacet):
     """Explicit lineage for a job. On a JobEvent it is the job's declared lineage; on a
-    RunEvent it is lineage observed during that run."""
+    RunEvent it is lineage observed during that run.
+
+    The job facet `lineage`:
+    https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageJobFacet"""
 
     entries: Annotated[
         list[LineageEntry],
         Field(description="Lineage entries describing target entities and the source entities that feed them."),
     ]
+    """Lineage entries describing target entities and the source entities that feed them."""
 
 
 class DatasetFacets(FacetContainer):
@@ -1393,51 +1992,71 @@ class ParentRunFacetJob(OLModel):
     namespace: Annotated[
         str, Field(description="The namespace containing that job", examples=["my-scheduler-namespace"])
     ]
+    """The namespace containing that job"""
+
     name: Annotated[
         str, Field(description="The unique name for that job within that namespace", examples=["myjob.mytask"])
     ]
+    """The unique name for that job within that namespace"""
+
     facets: Annotated[
         JobFacets | None,
         Field(
             description="Selected subset of facets of the parent job (not the current job), forwarded here for convenience. See the parent job's own event for full information."
         ),
     ] = None
+    """Selected subset of facets of the parent job (not the current job), forwarded here for convenience. See the parent job's own event for full information."""
 
 
 class RootJob(OLModel):
     namespace: Annotated[
         str, Field(description="The namespace containing root job", examples=["my-scheduler-namespace"])
     ]
+    """The namespace containing root job"""
+
     name: Annotated[
         str, Field(description="The unique name containing root job within that namespace", examples=["myjob.mytask"])
     ]
+    """The unique name containing root job within that namespace"""
+
     facets: Annotated[
         JobFacets | None,
         Field(
             description="Selected subset of facets of the root job (not the current job), forwarded here for convenience. See the root job's own event for full information."
         ),
     ] = None
+    """Selected subset of facets of the root job (not the current job), forwarded here for convenience. See the root job's own event for full information."""
 
 
 class Dataset(OLModel):
     namespace: Annotated[
         str, Field(description="The namespace containing that dataset", examples=["my-datasource-namespace"])
     ]
+    """The namespace containing that dataset"""
+
     name: Annotated[
         str,
         Field(description="The unique name for that dataset within that namespace", examples=["instance.schema.table"]),
     ]
+    """The unique name for that dataset within that namespace"""
+
     facets: Annotated[DatasetFacets | None, Field(description="The facets for this dataset")] = None
+    """The facets for this dataset"""
 
 
 class Job(OLModel):
     namespace: Annotated[
         str, Field(description="The namespace containing that job", examples=["my-scheduler-namespace"])
     ]
+    """The namespace containing that job"""
+
     name: Annotated[
         str, Field(description="The unique name for that job within that namespace", examples=["myjob.mytask"])
     ]
+    """The unique name for that job within that namespace"""
+
     facets: Annotated[JobFacets | None, Field(description="The job facets.")] = None
+    """The job facets."""
 
 
 class StaticDataset(Dataset):
@@ -1453,12 +2072,14 @@ class BinarySubsetCondition(OLModel):
     right: BaseSubsetCondition
     type: Literal["binary"]
     operator: Annotated[str, Field(description="Allowed values: 'AND' or 'OR'", examples=["AND"])]
+    """Allowed values: 'AND' or 'OR'"""
 
 
 class InputDataset(Dataset):
     """An input dataset"""
 
     inputFacets: Annotated[InputDatasetFacets | None, Field(description="The input facets for this dataset.")] = None
+    """The input facets for this dataset."""
 
 
 class InputDatasetFacets(FacetContainer):
@@ -1476,19 +2097,26 @@ class InputDatasetFacets(FacetContainer):
 
 
 class InputSubsetInputDatasetFacet(InputDatasetFacet):
+    """The input dataset facet `subset`:
+    https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet"""
+
     inputCondition: BaseSubsetCondition
 
 
 class JobEvent(BaseEvent):
     job: Job
     inputs: Annotated[list[InputDataset] | None, Field(description="The set of **input** datasets.")] = None
+    """The set of **input** datasets."""
+
     outputs: Annotated[list[OutputDataset] | None, Field(description="The set of **output** datasets.")] = None
+    """The set of **output** datasets."""
 
 
 class OutputDataset(Dataset):
     """An output dataset"""
 
     outputFacets: Annotated[OutputDatasetFacets | None, Field(description="The output facets for this dataset")] = None
+    """The output facets for this dataset"""
 
 
 class OutputDatasetFacets(FacetContainer):
@@ -1505,12 +2133,18 @@ class OutputDatasetFacets(FacetContainer):
 
 
 class OutputSubsetOutputDatasetFacet(OutputDatasetFacet):
+    """The output dataset facet `subset`:
+    https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/OutputSubsetOutputDatasetFacet"""
+
     outputCondition: BaseSubsetCondition
 
 
 class ParentRunFacet(RunFacet):
     """the id of the parent run and job, iff this run was spawn from an other run (for
-    example, the Dag run scheduling its tasks)"""
+    example, the Dag run scheduling its tasks)
+
+    The run facet `parent`:
+    https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet"""
 
     run: ParentRunFacetRun
     job: ParentRunFacetJob
@@ -1524,27 +2158,36 @@ class ParentRunFacetRoot(OLModel):
 
 class ParentRunFacetRun(OLModel):
     runId: Annotated[UUIDStr, Field(description="The globally unique ID of the run associated with the job.")]
+    """The globally unique ID of the run associated with the job."""
+
     facets: Annotated[
         RunFacets | None,
         Field(
             description="Selected subset of facets of the parent run (not the current run), forwarded here for convenience. See the parent run's own event for full information."
         ),
     ] = None
+    """Selected subset of facets of the parent run (not the current run), forwarded here for convenience. See the parent run's own event for full information."""
 
 
 class RootRun(OLModel):
     runId: Annotated[UUIDStr, Field(description="The globally unique ID of the root run associated with the root job.")]
+    """The globally unique ID of the root run associated with the root job."""
+
     facets: Annotated[
         RunFacets | None,
         Field(
             description="Selected subset of facets of the root run (not the current run), forwarded here for convenience. See the root run's own event for full information."
         ),
     ] = None
+    """Selected subset of facets of the root run (not the current run), forwarded here for convenience. See the root run's own event for full information."""
 
 
 class Run(OLModel):
     runId: Annotated[UUIDStr, Field(description="The globally unique ID of the run associated with the job.")]
+    """The globally unique ID of the run associated with the job."""
+
     facets: Annotated[RunFacets | None, Field(description="The run facets.")] = None
+    """The run facets."""
 
 
 class RunEvent(BaseEvent):
@@ -1555,10 +2198,15 @@ class RunEvent(BaseEvent):
             examples=["START|RUNNING|COMPLETE|ABORT|FAIL|OTHER"],
         ),
     ] = None
+    """the current transition of the run state. It is required to issue 1 START event and 1 of [ COMPLETE, ABORT, FAIL ] event per run. Additional events with OTHER eventType can be added to the same run. For example to send additional metadata after the run is complete"""
+
     run: Run
     job: Job
     inputs: Annotated[list[InputDataset] | None, Field(description="The set of **input** datasets.")] = None
+    """The set of **input** datasets."""
+
     outputs: Annotated[list[OutputDataset] | None, Field(description="The set of **output** datasets.")] = None
+    """The set of **output** datasets."""
 
 
 class RunFacets(FacetContainer):
@@ -1584,10 +2232,13 @@ class RunFacets(FacetContainer):
 
 
 class BaseSubsetCondition(OLRootModel):
+    """The condition to define a subset"""
+
     root: Annotated[
         LocationSubsetCondition | PartitionSubsetCondition | BinarySubsetCondition | CompareSubsetCondition,
         Field(description="The condition to define a subset"),
     ]
+    """The condition to define a subset"""
 
 
 class BaseSubsetDatasetFacet(OLRootModel):

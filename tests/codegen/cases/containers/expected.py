@@ -32,6 +32,9 @@ class RunFacet(BaseFacet):
 
 
 class ExampleRunFacet(RunFacet):
+    """The run facet `example`:
+    https://example.com/spec/facets/1-0-0/ExampleRunFacet.json#/$defs/ExampleRunFacet"""
+
     rows: int
 
 
@@ -48,6 +51,7 @@ class RunFacets(FacetContainer):
 class Run(OLModel):
     runId: str
     facets: Annotated[RunFacets | None, Field(description="The run facets: typed by the facet files' keys.")] = None
+    """The run facets: typed by the facet files' keys."""
 
 
 __all__ = [

@@ -34,18 +34,24 @@ class ReportSummary(OLModel):
         ReportSource | None,
         Field(description="Nested inline, named after the definition and its own property: ReportSource."),
     ] = None
+    """Nested inline, named after the definition and its own property: ReportSource."""
 
 
 class Report(OLModel):
     """Inline objects become classes named after their owner and property."""
 
     summary: Annotated[ReportSummary | None, Field(description="An inline object: ReportSummary.")] = None
+    """An inline object: ReportSummary."""
+
     entries: Annotated[
         list[ReportEntry] | None, Field(description="Array items are named in the singular: ReportEntry.")
     ] = None
+    """Array items are named in the singular: ReportEntry."""
+
     metrics: Annotated[
         dict[str, ReportMetrics] | None, Field(description="A map of inline objects: ReportMetrics.")
     ] = None
+    """A map of inline objects: ReportMetrics."""
 
 
 __all__ = [

@@ -65,15 +65,25 @@ class RunFacet(BaseFacet):
 
 
 class LayoutRunFacet(RunFacet):
+    """The run facet `layout`:
+    https://example.com/spec/facets/1-0-0/LayoutRunFacet.json#/$defs/LayoutRunFacet"""
+
     columns: Annotated[
         list[LayoutRunFacetColumn] | None, Field(description="Repeated inline objects: a record class each.")
     ] = None
+    """Repeated inline objects: a record class each."""
+
     byName: Annotated[dict[str, Child] | None, Field(description="Map values are records too.")] = None
+    """Map values are records too."""
+
     closed: list[Closed] | None = None
     keyed: Annotated[
         list[LayoutRunFacetKeyedItem] | None, Field(description="A property named like a dict method: stays a model.")
     ] = None
+    """A property named like a dict method: stays a model."""
+
     single: Annotated[LayoutRunFacetSingle | None, Field(description="Held once, not repeated: stays a model.")] = None
+    """Held once, not repeated: stays a model."""
 
 
 class RunFacets(FacetContainer):
@@ -89,6 +99,7 @@ class RunFacets(FacetContainer):
 class Run(OLModel):
     runId: str
     facets: Annotated[RunFacets | None, Field(description="The run facets: typed by the facet files' keys.")] = None
+    """The run facets: typed by the facet files' keys."""
 
 
 __all__ = [
