@@ -13,15 +13,17 @@ The runs are planned in ``PLANS`` and go two at a time in the background (see co
 
 from __future__ import annotations
 
+import re
 import socket
 from collections import Counter
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.airflow.conftest import Campaign
-from tests.airflow.harness import DAG_ID, Finished, Sites, compat, file_events, tally
+from tests.airflow.harness import DAG_ID, ROOT, Finished, Site, Sites, compat, file_events, tally
 from tests.support.client_testkit import LineageServer
 
 pytestmark = pytest.mark.airflow
@@ -32,6 +34,31 @@ TASKS = ("create_tables", "insert_select", "python_step", "bash_step", "fails_on
 OUTBOX = pytest.mark.xfail(
     strict=True, reason="needs the write-ahead outbox (issue 23 items 1-3): events die with the provider's child"
 )
+
+
+# docs/airflow.md's settings, as a reader copies them: the receiver-up runs use them
+DOCS = (ROOT / "docs" / "airflow.md").read_text()
+DOCUMENTED_URL, DOCUMENTED_SPOOL = "http://localhost:5000", "/var/lib/airflow/openlineage-spool.ndjson"
+
+
+def documented(site: Site, url: str) -> Path:
+    """Configure ``site`` as docs/airflow.md says: the variable in fork mode, airflow.cfg with
+    ``execute_in_thread``; the URL and spool path are this test's. Returns the spool path."""
+    spool = site.root / "openlineage-spool.ndjson"
+
+    def ours(text: str) -> str:
+        assert DOCUMENTED_URL in text and DOCUMENTED_SPOOL in text, text
+        return text.replace(DOCUMENTED_URL, url).replace(DOCUMENTED_SPOOL, str(spool))
+
+    if site.mode == "fork":
+        (variable,) = set(
+            re.findall(r"^\$ export AIRFLOW__OPENLINEAGE__TRANSPORT='([^']+)'", DOCS, re.M)
+        )  # one, shown twice
+        site.variables["AIRFLOW__OPENLINEAGE__TRANSPORT"] = ours(variable)
+    else:
+        (section,) = re.findall(r"^```ini\n(.*?)^```", DOCS, re.M | re.S)
+        (site.airflow_home / "airflow.cfg").write_text(ours(section))
+    return spool
 
 
 def free_port() -> int:
@@ -52,11 +79,24 @@ def reference_run(sites: Sites) -> tuple[Events, Finished]:
     return file_events(path), done
 
 
-def receiver_up(mode: str, sites: Sites, **http: Any) -> tuple[Events, Finished]:
+def receiver_up(mode: str, sites: Sites) -> tuple[Events, Finished]:
+    """As docs/airflow.md configures it; nothing may be left in the spool."""
     server = LineageServer()
     try:
         site = sites.new(mode)
-        site.configure(compat({"type": "http", "url": server.url, **http}))
+        spool = documented(site, server.url)
+        done = site.dags_test()
+    finally:
+        server.stop()
+    assert not spool.exists() or not spool.read_text().strip(), spool.read_text()[:2000]
+    return list(server.events), done
+
+
+def batch_mode(mode: str, sites: Sites) -> tuple[Events, Finished]:
+    server = LineageServer()
+    try:
+        site = sites.new(mode)
+        site.configure(compat({"type": "http", "url": server.url, "batch": {"max_events": 100}}))
         done = site.dags_test()
     finally:
         server.stop()
@@ -98,8 +138,8 @@ PLANS = {
     "reference": reference_run,
     "test_receiver_up[fork]": partial(receiver_up, "fork"),
     "test_receiver_up[thread]": partial(receiver_up, "thread"),
-    "test_batch_mode[fork]": partial(receiver_up, "fork", batch={"max_events": 100}),
-    "test_batch_mode[thread]": partial(receiver_up, "thread", batch={"max_events": 100}),
+    "test_batch_mode[fork]": partial(batch_mode, "fork"),
+    "test_batch_mode[thread]": partial(batch_mode, "thread"),
     "test_receiver_down_then_replay": down_then_replay,
     "test_receiver_down_then_a_later_run_finishes": down_then_later_run,
 }
