@@ -5,9 +5,10 @@ In order, and nothing is written before every step that can fail has passed:
    repository downloaded through `UPSTREAM_RAW` into a temporary folder;
 2. scan it into a manifest (`scan_snapshot`: ids, URLs, checksums); its release name
    comes from `--release`, else from the `PROVENANCE.md` next to the folder, else the
-   folder's name. When its files are the ones already pinned, the upgrade is a no-op:
-   it says "no changes", writes nothing (the previous report stays) and only makes
-   sure `spec/` and `src/olsdk/_generated/` match the manifest;
+   folder's name (for a folder named `spec`, its parent's: an upstream checkout). When
+   its files are the ones already pinned, the upgrade is a no-op: it says "no changes",
+   writes nothing (the previous report stays) and only makes sure `spec/` and
+   `src/olsdk/_generated/` match the manifest;
 3. stage the snapshot pinned so far (from `spec/`, or downloaded from its pinned URLs
    when `spec/` was never filled) and the new one, and diff them (`codegen.diff`);
 4. stage and render the new package in memory (a snapshot the generator cannot handle
@@ -183,7 +184,9 @@ def _resolve_source(
             return folder, release, info[1] if info else release
         if info is not None:
             return folder, info[0], info[1]
-        return folder, folder.resolve().name, folder.resolve().name
+        # An upstream checkout's `spec/` folder is named after its checkout (`OpenLineage`).
+        named = folder.resolve().parent if folder.resolve().name == "spec" else folder.resolve()
+        return folder, named.name, named.name
     if "/" in source or source.startswith("."):
         raise SpecError(f"{source} is not a folder (a release name has no '/')")
     try:

@@ -201,3 +201,16 @@ def test_back_from_the_oldest_release_the_models_are_byte_identical(tmp_path: Pa
     assert names == sorted(p.name for p in ours.iterdir() if p.is_file())
     for name in names:
         assert (ours / name).read_bytes() == (generated / name).read_bytes(), name
+
+
+def test_an_upstream_checkouts_spec_folder_is_named_after_the_checkout(tmp_path: Path) -> None:
+    upstream = tmp_path / "OpenLineage" / "spec"
+    shutil.copytree(RELEASES / "1.20.0", upstream)
+    project = tmp_path / "project"
+    result = upgrade(
+        str(upstream),
+        manifest_path=project / "spec" / "manifest.json",
+        spec_dir=project / "spec",
+        out_dir=project / "src" / "olsdk",
+    )
+    assert (result.manifest.release, result.manifest.upstream_commit) == ("OpenLineage", "OpenLineage")
