@@ -13,18 +13,19 @@ starts from every job that reads or writes it (Marquez: one of them).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from typing import Any, Final
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
+from olsdk._release import spec_class
 from olsdk.facets import key_of
 from olsdk.models import (
     DatasourceDatasetFacet,
     DocumentationDatasetFacet,
     DocumentationJobFacet,
-    JobTypeJobFacet,
     NominalTimeRunFacet,
     SchemaDatasetFacet,
     SourceCodeLocationJobFacet,
@@ -59,7 +60,12 @@ _SCHEMA: Final = key_of(SchemaDatasetFacet)
 _DATA_SOURCE: Final = key_of(DatasourceDatasetFacet)
 _DATASET_DOCS: Final = key_of(DocumentationDatasetFacet)
 _JOB_DOCS: Final = key_of(DocumentationJobFacet)
-_JOB_TYPE: Final = key_of(JobTypeJobFacet)
+log = logging.getLogger("olsdk.serve")
+# a release without the job type facet (before 1.11.0) serves every job as BATCH
+_JOB_TYPE_FACET = spec_class(
+    "JobTypeJobFacet", feature="a job's type (STREAM or BATCH) in Marquez's job shape", logger=log
+)
+_JOB_TYPE: Final = key_of(_JOB_TYPE_FACET) if _JOB_TYPE_FACET is not None else None
 _SOURCE_CODE: Final = key_of(SourceCodeLocationJobFacet)
 _NOMINAL_TIME: Final = key_of(NominalTimeRunFacet)
 
@@ -228,7 +234,7 @@ def _jobs(conn: Connection, rows: list[Any]) -> list[dict[str, Any]]:
     for row in rows:
         latest = latest_runs[row.key]
         facets = json.loads(row.facets)
-        job_type = _text_of(facets.get(_JOB_TYPE), "processingType")
+        job_type = _text_of(facets.get(_JOB_TYPE), "processingType") if _JOB_TYPE else None
         out.append(
             {
                 "id": {"namespace": row.namespace, "name": row.name},
