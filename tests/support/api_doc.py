@@ -48,7 +48,31 @@ def load(name: str) -> ModuleType:
         return importlib.import_module(name)
 
 
+def _spec_facet(cls: type) -> str | None:
+    """ "the dataset facet `catalog`" for a generated facet class the spec describes no further."""
+    from olsdk import models
+    from olsdk.facets import key_of
+
+    if cls.__dict__.get("__doc__") or getattr(models, cls.__name__, None) is not cls:
+        return None
+    for base, entity in (
+        (models.InputDatasetFacet, "input dataset"),
+        (models.OutputDatasetFacet, "output dataset"),
+        (models.DatasetFacet, "dataset"),
+        (models.JobFacet, "job"),
+        (models.RunFacet, "run"),
+    ):
+        if issubclass(cls, base) and cls is not base:
+            try:
+                return f"The {entity} facet `{key_of(cls)}`"
+            except (TypeError, ValueError, LookupError):
+                return None
+    return None
+
+
 def summary(obj: Any) -> str:
+    if inspect.isclass(obj) and (facet := _spec_facet(obj)):
+        return facet
     doc = inspect.getdoc(obj) if callable(obj) or inspect.isclass(obj) or inspect.ismodule(obj) else None
     first = (doc or "").strip().split("\n\n")[0].replace("\n", " ")
     return first.replace("|", "\\|")

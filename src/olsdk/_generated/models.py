@@ -244,10 +244,9 @@ class DatasetFacet(BaseFacet):
     """set to true to delete a facet"""
 
 
+# The dataset facet `datasetType`:
+# https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet
 class DatasetTypeDatasetFacet(DatasetFacet):
-    """The dataset facet `datasetType`:
-    https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet"""
-
     datasetType: Annotated[
         str,
         Field(
@@ -263,26 +262,23 @@ class DatasetTypeDatasetFacet(DatasetFacet):
     """Optional sub-type within the dataset type (e.g., MATERIALIZED, EXTERNAL, TEMPORARY)."""
 
 
+# The dataset facet `version`:
+# https://openlineage.io/spec/facets/1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet
 class DatasetVersionDatasetFacet(DatasetFacet):
-    """The dataset facet `version`:
-    https://openlineage.io/spec/facets/1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet"""
-
     datasetVersion: Annotated[str, Field(description="The version of the dataset.")]
     """The version of the dataset."""
 
 
+# The dataset facet `dataSource`:
+# https://openlineage.io/spec/facets/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet
 class DatasourceDatasetFacet(DatasetFacet):
-    """The dataset facet `dataSource`:
-    https://openlineage.io/spec/facets/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet"""
-
     name: str | None = None
     uri: URIStr | None = None
 
 
+# The dataset facet `documentation`:
+# https://openlineage.io/spec/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet
 class DocumentationDatasetFacet(DatasetFacet):
-    """The dataset facet `documentation`:
-    https://openlineage.io/spec/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet"""
-
     description: Annotated[
         str, Field(description="The description of the dataset.", examples=["canonical representation of entity Foo"])
     ]
@@ -608,10 +604,9 @@ class InputFieldTransformation(OLRecord):
     """is transformation masking the data or not"""
 
 
+# The input dataset facet `inputStatistics`:
+# https://openlineage.io/spec/facets/1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet
 class InputStatisticsInputDatasetFacet(InputDatasetFacet):
-    """The input dataset facet `inputStatistics`:
-    https://openlineage.io/spec/facets/1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet"""
-
     rowCount: Annotated[int | None, Field(description="The number of rows read")] = None
     """The number of rows read"""
 
@@ -727,10 +722,9 @@ class OutputDatasetFacet(BaseFacet):
     """An Output Dataset Facet"""
 
 
+# The output dataset facet `outputStatistics`:
+# https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet
 class OutputStatisticsOutputDatasetFacet(OutputDatasetFacet):
-    """The output dataset facet `outputStatistics`:
-    https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet"""
-
     rowCount: Annotated[int | None, Field(description="The number of rows written to the dataset")] = None
     """The number of rows written to the dataset"""
 
@@ -805,10 +799,8 @@ class RunIdentifier(OLModel):
     """The globally unique ID of the run."""
 
 
+# The job facet `sql`: https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet
 class SQLJobFacet(JobFacet):
-    """The job facet `sql`:
-    https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet"""
-
     query: Annotated[str, Field(examples=["SELECT * FROM foo"])]
     dialect: Annotated[str | None, Field(examples=["snowflake"])] = None
 
@@ -833,10 +825,9 @@ class SchemaDatasetFacetFields(OLRecord):
     """Nested struct fields."""
 
 
+# The job facet `sourceCode`:
+# https://openlineage.io/spec/facets/1-0-1/SourceCodeJobFacet.json#/$defs/SourceCodeJobFacet
 class SourceCodeJobFacet(JobFacet):
-    """The job facet `sourceCode`:
-    https://openlineage.io/spec/facets/1-0-1/SourceCodeJobFacet.json#/$defs/SourceCodeJobFacet"""
-
     language: Annotated[str, Field(description="Language in which source code of this job was written.")]
     """Language in which source code of this job was written."""
 
@@ -844,10 +835,9 @@ class SourceCodeJobFacet(JobFacet):
     """Source code of this job."""
 
 
+# The job facet `sourceCodeLocation`:
+# https://openlineage.io/spec/facets/1-1-0/SourceCodeLocationJobFacet.json#/$defs/SourceCodeLocationJobFacet
 class SourceCodeLocationJobFacet(JobFacet):
-    """The job facet `sourceCodeLocation`:
-    https://openlineage.io/spec/facets/1-1-0/SourceCodeLocationJobFacet.json#/$defs/SourceCodeLocationJobFacet"""
-
     type: Annotated[str, Field(description="the source control system", examples=["git|svn"])]
     """the source control system"""
 
@@ -903,10 +893,9 @@ class SourceCodeLocationJobFacet(JobFacet):
     """optional pull request or merge request number associated with a CI run, populated from CI platform environment variables (e.g. GITHUB_REF, CI_MERGE_REQUEST_IID)"""
 
 
+# The dataset facet `storage`:
+# https://openlineage.io/spec/facets/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet
 class StorageDatasetFacet(DatasetFacet):
-    """The dataset facet `storage`:
-    https://openlineage.io/spec/facets/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet"""
-
     storageLayer: Annotated[str, Field(description="Storage layer provider with allowed values: iceberg, delta.")]
     """Storage layer provider with allowed values: iceberg, delta."""
 
@@ -1055,21 +1044,18 @@ class TestExecution(OLRecord):
     """Arbitrary key-value pairs for check-specific inputs."""
 
 
+# The run facet `test`: https://openlineage.io/spec/facets/1-0-1/TestRunFacet.json#/$defs/TestRunFacet
 class TestRunFacet(RunFacet):
     """Results of test executions associated with this run, capturing test outcomes and
-    configured severities independently of dataset attribution.
-
-    The run facet `test`:
-    https://openlineage.io/spec/facets/1-0-1/TestRunFacet.json#/$defs/TestRunFacet"""
+    configured severities independently of dataset attribution."""
 
     tests: Annotated[list[TestExecution], Field(description="List of test executions and their results.")]
     """List of test executions and their results."""
 
 
+# The dataset facet `catalog`:
+# https://openlineage.io/spec/facets/1-1-0/CatalogDatasetFacet.json#/$defs/CatalogDatasetFacet
 class CatalogDatasetFacet(DatasetFacet):
-    """The dataset facet `catalog`:
-    https://openlineage.io/spec/facets/1-1-0/CatalogDatasetFacet.json#/$defs/CatalogDatasetFacet"""
-
     framework: Annotated[
         str,
         Field(
@@ -1128,19 +1114,17 @@ class CompareSubsetCondition(OLModel):
     """Allowed values: 'EQUAL', 'GREATER_THAN', 'GREATER_EQUAL_THAN', 'LESS_THAN', 'LESS_EQUAL_THAN'"""
 
 
+# The input dataset facet `dataQualityAssertions`:
+# https://openlineage.io/spec/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet
 class DataQualityAssertionsDatasetFacet(InputDatasetFacet):
-    """list of tests performed on dataset or dataset columns, and their results
-
-    The input dataset facet `dataQualityAssertions`:
-    https://openlineage.io/spec/facets/1-1-0/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet"""
+    """list of tests performed on dataset or dataset columns, and their results"""
 
     assertions: list[DataQualityAssertionsDatasetFacetAssertion]
 
 
+# The dataset facet `dataQualityMetrics`:
+# https://openlineage.io/spec/facets/1-0-0/DataQualityMetricsDatasetFacet.json#/$defs/DataQualityMetricsDatasetFacet
 class DataQualityMetricsDatasetFacet(DatasetFacet):
-    """The dataset facet `dataQualityMetrics`:
-    https://openlineage.io/spec/facets/1-0-0/DataQualityMetricsDatasetFacet.json#/$defs/DataQualityMetricsDatasetFacet"""
-
     rowCount: Annotated[int | None, Field(description="The number of rows evaluated")] = None
     """The number of rows evaluated"""
 
@@ -1159,10 +1143,9 @@ class DataQualityMetricsDatasetFacet(DatasetFacet):
     """The property key is the column name"""
 
 
+# The input dataset facet `dataQualityMetrics`:
+# https://openlineage.io/spec/facets/1-0-3/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet
 class DataQualityMetricsInputDatasetFacet(InputDatasetFacet):
-    """The input dataset facet `dataQualityMetrics`:
-    https://openlineage.io/spec/facets/1-0-3/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet"""
-
     rowCount: Annotated[int | None, Field(description="The number of rows evaluated")] = None
     """The number of rows evaluated"""
 
@@ -1182,10 +1165,9 @@ class DataQualityMetricsInputDatasetFacet(InputDatasetFacet):
     """The property key is the column name"""
 
 
+# The job facet `documentation`:
+# https://openlineage.io/spec/facets/1-1-0/DocumentationJobFacet.json#/$defs/DocumentationJobFacet
 class DocumentationJobFacet(JobFacet):
-    """The job facet `documentation`:
-    https://openlineage.io/spec/facets/1-1-0/DocumentationJobFacet.json#/$defs/DocumentationJobFacet"""
-
     description: Annotated[str, Field(description="The description of the job.")]
     """The description of the job."""
 
@@ -1196,20 +1178,18 @@ class DocumentationJobFacet(JobFacet):
     """MIME type of the description field content."""
 
 
+# The run facet `environmentVariables`:
+# https://openlineage.io/spec/facets/1-0-0/EnvironmentVariablesRunFacet.json#/$defs/EnvironmentVariablesRunFacet
 class EnvironmentVariablesRunFacet(RunFacet):
-    """The run facet `environmentVariables`:
-    https://openlineage.io/spec/facets/1-0-0/EnvironmentVariablesRunFacet.json#/$defs/EnvironmentVariablesRunFacet"""
-
     environmentVariables: Annotated[
         list[EnvironmentVariable], Field(description="The environment variables for the run.")
     ]
     """The environment variables for the run."""
 
 
+# The run facet `errorMessage`:
+# https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet
 class ErrorMessageRunFacet(RunFacet):
-    """The run facet `errorMessage`:
-    https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet"""
-
     message: Annotated[
         str,
         Field(
@@ -1238,20 +1218,18 @@ class ErrorMessageRunFacet(RunFacet):
     """A language-specific stack trace generated by observed system"""
 
 
+# The run facet `executionParameters`:
+# https://openlineage.io/spec/facets/1-0-0/ExecutionParametersRunFacet.json#/$defs/ExecutionParametersRunFacet
 class ExecutionParametersRunFacet(RunFacet):
-    """The run facet `executionParameters`:
-    https://openlineage.io/spec/facets/1-0-0/ExecutionParametersRunFacet.json#/$defs/ExecutionParametersRunFacet"""
-
     parameters: Annotated[
         list[ExecutionParameter] | None, Field(description="The parameters passed to the Job at runtime")
     ] = None
     """The parameters passed to the Job at runtime"""
 
 
+# The run facet `externalQuery`:
+# https://openlineage.io/spec/facets/1-0-2/ExternalQueryRunFacet.json#/$defs/ExternalQueryRunFacet
 class ExternalQueryRunFacet(RunFacet):
-    """The run facet `externalQuery`:
-    https://openlineage.io/spec/facets/1-0-2/ExternalQueryRunFacet.json#/$defs/ExternalQueryRunFacet"""
-
     externalQueryId: Annotated[
         str,
         Field(
@@ -1265,10 +1243,9 @@ class ExternalQueryRunFacet(RunFacet):
     """source of the external query"""
 
 
+# The run facet `extractionError`:
+# https://openlineage.io/spec/facets/1-1-2/ExtractionErrorRunFacet.json#/$defs/ExtractionErrorRunFacet
 class ExtractionErrorRunFacet(RunFacet):
-    """The run facet `extractionError`:
-    https://openlineage.io/spec/facets/1-1-2/ExtractionErrorRunFacet.json#/$defs/ExtractionErrorRunFacet"""
-
     totalTasks: Annotated[
         int,
         Field(
@@ -1288,10 +1265,9 @@ class ExtractionErrorRunFacet(RunFacet):
     errors: list[ExtractionErrorRunFacetError]
 
 
+# The job facet `gcp_composer_job`:
+# https://openlineage.io/spec/facets/1-0-0/GcpComposerJobFacet.json#/$defs/GcpComposerJobFacet
 class GcpComposerJobFacet(JobFacet):
-    """The job facet `gcp_composer_job`:
-    https://openlineage.io/spec/facets/1-0-0/GcpComposerJobFacet.json#/$defs/GcpComposerJobFacet"""
-
     environmentName: Annotated[str, Field(description="Cloud Composer Environment name")]
     """Cloud Composer Environment name"""
 
@@ -1314,18 +1290,16 @@ class GcpComposerJobFacet(JobFacet):
     """Version of the Cloud Composer environment"""
 
 
+# The run facet `gcp_composer_run`:
+# https://openlineage.io/spec/facets/1-0-0/GcpComposerRunFacet.json#/$defs/GcpComposerRunFacet
 class GcpComposerRunFacet(RunFacet):
-    """The run facet `gcp_composer_run`:
-    https://openlineage.io/spec/facets/1-0-0/GcpComposerRunFacet.json#/$defs/GcpComposerRunFacet"""
-
     dagRunId: Annotated[str, Field(description="The id of the DAG run")]
     """The id of the DAG run"""
 
 
+# The run facet `gcp_dataproc`:
+# https://openlineage.io/spec/facets/1-0-0/GcpDataprocRunFacet.json#/$defs/GcpDataprocRunFacet
 class GcpDataprocRunFacet(RunFacet):
-    """The run facet `gcp_dataproc`:
-    https://openlineage.io/spec/facets/1-0-0/GcpDataprocRunFacet.json#/$defs/GcpDataprocRunFacet"""
-
     appId: Annotated[
         str,
         Field(
@@ -1421,20 +1395,18 @@ class GcpDataprocRunFacet(RunFacet):
     """Populated only for Dataproc serverless interactive sessions. A UUID generated by the service when it creates the session."""
 
 
+# The job facet `gcp_lineage`:
+# https://openlineage.io/spec/facets/1-0-0/GcpLineageJobFacet.json#/$defs/GcpLineageJobFacet
 class GcpLineageJobFacet(JobFacet):
-    """The job facet `gcp_lineage`:
-    https://openlineage.io/spec/facets/1-0-0/GcpLineageJobFacet.json#/$defs/GcpLineageJobFacet"""
-
     displayName: Annotated[str | None, Field(description="The name of the job to be used on UI")] = None
     """The name of the job to be used on UI"""
 
     origin: GcpLineageJobFacetOrigin | None = None
 
 
+# The dataset facet `hierarchy`:
+# https://openlineage.io/spec/facets/1-0-0/HierarchyDatasetFacet.json#/$defs/HierarchyDatasetFacet
 class HierarchyDatasetFacet(DatasetFacet):
-    """The dataset facet `hierarchy`:
-    https://openlineage.io/spec/facets/1-0-0/HierarchyDatasetFacet.json#/$defs/HierarchyDatasetFacet"""
-
     hierarchy: Annotated[
         list[HierarchyDatasetFacetLevel],
         Field(
@@ -1444,10 +1416,9 @@ class HierarchyDatasetFacet(DatasetFacet):
     """Dataset hierarchy levels (e.g. DATABASE -> SCHEMA -> TABLE), from highest to lowest level. The order is important"""
 
 
+# The output dataset facet `icebergCommitReport`:
+# https://openlineage.io/spec/facets/1-0-2/IcebergCommitReportOutputDatasetFacet.json#/$defs/IcebergCommitReportOutputDatasetFacet
 class IcebergCommitReportOutputDatasetFacet(OutputDatasetFacet):
-    """The output dataset facet `icebergCommitReport`:
-    https://openlineage.io/spec/facets/1-0-2/IcebergCommitReportOutputDatasetFacet.json#/$defs/IcebergCommitReportOutputDatasetFacet"""
-
     snapshotId: Annotated[float | None, Field(description="Snapshot ID of the iceberg table")] = None
     """Snapshot ID of the iceberg table"""
 
@@ -1461,10 +1432,9 @@ class IcebergCommitReportOutputDatasetFacet(OutputDatasetFacet):
     metadata: dict[str, Any] | None = None
 
 
+# The input dataset facet `icebergScanReport`:
+# https://openlineage.io/spec/facets/1-0-1/IcebergScanReportInputDatasetFacet.json#/$defs/IcebergScanReportInputDatasetFacet
 class IcebergScanReportInputDatasetFacet(InputDatasetFacet):
-    """The input dataset facet `icebergScanReport`:
-    https://openlineage.io/spec/facets/1-0-1/IcebergScanReportInputDatasetFacet.json#/$defs/IcebergScanReportInputDatasetFacet"""
-
     snapshotId: Annotated[float | None, Field(description="Snapshot ID of the iceberg table")] = None
     """Snapshot ID of the iceberg table"""
 
@@ -1539,10 +1509,9 @@ class JobDependency(OLRecord):
     """Used to describe if the downstream job should be run based on the status of the upstream job."""
 
 
+# The job facet `jobType`:
+# https://openlineage.io/spec/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet
 class JobTypeJobFacet(JobFacet):
-    """The job facet `jobType`:
-    https://openlineage.io/spec/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet"""
-
     processingType: Annotated[
         str,
         Field(
@@ -1576,10 +1545,9 @@ class JobTypeJobFacet(JobFacet):
     """Describes how and what the job emits in its events"""
 
 
+# The dataset facet `lifecycleStateChange`:
+# https://openlineage.io/spec/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet
 class LifecycleStateChangeDatasetFacet(DatasetFacet):
-    """The dataset facet `lifecycleStateChange`:
-    https://openlineage.io/spec/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet"""
-
     lifecycleStateChange: Annotated[LifecycleStateChange, Field(description="The lifecycle state change.")]
     """The lifecycle state change."""
 
@@ -1647,10 +1615,9 @@ class LineageJobInput(OLModel):
     """Transformations applied by the source job to produce the data."""
 
 
+# The run facet `nominalTime`:
+# https://openlineage.io/spec/facets/1-0-1/NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet
 class NominalTimeRunFacet(RunFacet):
-    """The run facet `nominalTime`:
-    https://openlineage.io/spec/facets/1-0-1/NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet"""
-
     nominalStartTime: Annotated[
         DateTimeStr,
         Field(
@@ -1670,18 +1637,16 @@ class NominalTimeRunFacet(RunFacet):
     """An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal end time (excluded) of the run. (Should be the nominal start time of the next run)"""
 
 
+# The dataset facet `ownership`:
+# https://openlineage.io/spec/facets/1-0-1/OwnershipDatasetFacet.json#/$defs/OwnershipDatasetFacet
 class OwnershipDatasetFacet(DatasetFacet):
-    """The dataset facet `ownership`:
-    https://openlineage.io/spec/facets/1-0-1/OwnershipDatasetFacet.json#/$defs/OwnershipDatasetFacet"""
-
     owners: Annotated[list[OwnershipDatasetFacetOwner] | None, Field(description="The owners of the dataset.")] = None
     """The owners of the dataset."""
 
 
+# The job facet `ownership`:
+# https://openlineage.io/spec/facets/1-0-1/OwnershipJobFacet.json#/$defs/OwnershipJobFacet
 class OwnershipJobFacet(JobFacet):
-    """The job facet `ownership`:
-    https://openlineage.io/spec/facets/1-0-1/OwnershipJobFacet.json#/$defs/OwnershipJobFacet"""
-
     owners: Annotated[list[OwnershipJobFacetOwner] | None, Field(description="The owners of the job.")] = None
     """The owners of the job."""
 
@@ -1691,10 +1656,9 @@ class PartitionSubsetCondition(OLModel):
     partitions: list[PartitionSubsetConditionPartition]
 
 
+# The run facet `processing_engine`:
+# https://openlineage.io/spec/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet
 class ProcessingEngineRunFacet(RunFacet):
-    """The run facet `processing_engine`:
-    https://openlineage.io/spec/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet"""
-
     version: Annotated[
         str, Field(description="Processing engine version. Might be Airflow or Spark version.", examples=["2.5.0"])
     ]
@@ -1715,43 +1679,36 @@ class ProcessingEngineRunFacet(RunFacet):
     """OpenLineage adapter package version. Might be e.g. OpenLineage Airflow integration package version"""
 
 
+# The dataset facet `schema`:
+# https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet
 class SchemaDatasetFacet(DatasetFacet):
-    """The dataset facet `schema`:
-    https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"""
-
     fields: Annotated[list[SchemaDatasetFacetFields] | None, Field(description="The fields of the data source.")] = None
     """The fields of the data source."""
 
 
+# The dataset facet `symlinks`:
+# https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet
 class SymlinksDatasetFacet(DatasetFacet):
-    """The dataset facet `symlinks`:
-    https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet"""
-
     identifiers: list[SymlinksDatasetFacetIdentifier] | None = None
 
 
+# The dataset facet `tags`:
+# https://openlineage.io/spec/facets/1-0-0/TagsDatasetFacet.json#/$defs/TagsDatasetFacet
 class TagsDatasetFacet(DatasetFacet):
-    """The dataset facet `tags`:
-    https://openlineage.io/spec/facets/1-0-0/TagsDatasetFacet.json#/$defs/TagsDatasetFacet"""
-
     tags: Annotated[list[TagsDatasetFacetFields] | None, Field(description="The tags applied to the dataset facet")] = (
         None
     )
     """The tags applied to the dataset facet"""
 
 
+# The job facet `tags`: https://openlineage.io/spec/facets/1-0-0/TagsJobFacet.json#/$defs/TagsJobFacet
 class TagsJobFacet(JobFacet):
-    """The job facet `tags`:
-    https://openlineage.io/spec/facets/1-0-0/TagsJobFacet.json#/$defs/TagsJobFacet"""
-
     tags: Annotated[list[TagsJobFacetFields] | None, Field(description="The tags applied to the job facet")] = None
     """The tags applied to the job facet"""
 
 
+# The run facet `tags`: https://openlineage.io/spec/facets/1-0-0/TagsRunFacet.json#/$defs/TagsRunFacet
 class TagsRunFacet(RunFacet):
-    """The run facet `tags`:
-    https://openlineage.io/spec/facets/1-0-0/TagsRunFacet.json#/$defs/TagsRunFacet"""
-
     tags: Annotated[list[TagsRunFacetFields] | None, Field(description="The tags applied to the run facet")] = None
     """The tags applied to the run facet"""
 
@@ -1777,12 +1734,11 @@ class ColumnLineageDatasetFacetFields(OLRecord):
     """IDENTITY|MASKED reflects a clearly defined behavior. IDENTITY: exact same as input; MASKED: no original data available (like a hash of PII for example)"""
 
 
+# The run facet `jobDependencies`:
+# https://openlineage.io/spec/facets/1-0-1/JobDependenciesRunFacet.json#/$defs/JobDependenciesRunFacet
 class JobDependenciesRunFacet(RunFacet):
     """Maps execution dependencies (control flow relationships) between upstream and
-    downstream job runs
-
-    The run facet `jobDependencies`:
-    https://openlineage.io/spec/facets/1-0-1/JobDependenciesRunFacet.json#/$defs/JobDependenciesRunFacet"""
+    downstream job runs"""
 
     upstream: Annotated[
         list[JobDependency] | None, Field(description="Job runs that must complete before the current run can start.")
@@ -1842,10 +1798,9 @@ class LineageJobEntry(OLModel):
     """Source inputs feeding this target job."""
 
 
+# The dataset facet `columnLineage`:
+# https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet
 class ColumnLineageDatasetFacet(DatasetFacet):
-    """The dataset facet `columnLineage`:
-    https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"""
-
     fields: Annotated[
         dict[str, ColumnLineageDatasetFacetFields],
         Field(description="Column level lineage that maps output fields into input fields used to evaluate them."),
@@ -1899,12 +1854,11 @@ class LineageDatasetEntry(OLModel):
     """Field-level lineage. Maps target field names to their source inputs."""
 
 
+# The dataset facet `lineage`:
+# https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageDatasetFacet
 class LineageDatasetFacet(DatasetFacet):
     """Explicit lineage for this dataset. Describes which source entities feed into it, at
-    entity and/or field granularity.
-
-    The dataset facet `lineage`:
-    https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageDatasetFacet"""
+    entity and/or field granularity."""
 
     inputs: Annotated[
         list[LineageInput] | None,
@@ -1931,12 +1885,11 @@ class LineageEntry(OLRootModel):
     """A target dataset or job in an explicit lineage relationship."""
 
 
+# The job facet `lineage`:
+# https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageJobFacet
 class LineageJobFacet(JobFacet):
     """Explicit lineage for a job. On a JobEvent it is the job's declared lineage; on a
-    RunEvent it is lineage observed during that run.
-
-    The job facet `lineage`:
-    https://openlineage.io/spec/facets/1-0-0/LineageFacet.json#/$defs/LineageJobFacet"""
+    RunEvent it is lineage observed during that run."""
 
     entries: Annotated[
         list[LineageEntry],
@@ -2096,10 +2049,9 @@ class InputDatasetFacets(FacetContainer):
     subset: InputSubsetInputDatasetFacet | None = None
 
 
+# The input dataset facet `subset`:
+# https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet
 class InputSubsetInputDatasetFacet(InputDatasetFacet):
-    """The input dataset facet `subset`:
-    https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/InputSubsetInputDatasetFacet"""
-
     inputCondition: BaseSubsetCondition
 
 
@@ -2132,19 +2084,17 @@ class OutputDatasetFacets(FacetContainer):
     subset: OutputSubsetOutputDatasetFacet | None = None
 
 
+# The output dataset facet `subset`:
+# https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/OutputSubsetOutputDatasetFacet
 class OutputSubsetOutputDatasetFacet(OutputDatasetFacet):
-    """The output dataset facet `subset`:
-    https://openlineage.io/spec/facets/1-0-0/BaseSubsetDatasetFacet.json#/$defs/OutputSubsetOutputDatasetFacet"""
-
     outputCondition: BaseSubsetCondition
 
 
+# The run facet `parent`:
+# https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet
 class ParentRunFacet(RunFacet):
     """the id of the parent run and job, iff this run was spawn from an other run (for
-    example, the Dag run scheduling its tasks)
-
-    The run facet `parent`:
-    https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet"""
+    example, the Dag run scheduling its tasks)"""
 
     run: ParentRunFacetRun
     job: ParentRunFacetJob

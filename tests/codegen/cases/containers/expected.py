@@ -31,10 +31,9 @@ class RunFacet(BaseFacet):
     """A Run Facet"""
 
 
+# The run facet `example`:
+# https://example.com/spec/facets/1-0-0/ExampleRunFacet.json#/$defs/ExampleRunFacet
 class ExampleRunFacet(RunFacet):
-    """The run facet `example`:
-    https://example.com/spec/facets/1-0-0/ExampleRunFacet.json#/$defs/ExampleRunFacet"""
-
     rows: int
 
 

@@ -81,10 +81,9 @@ class RunFacet(BaseFacet):
     """A Run Facet"""
 
 
+# The run facet `comment`:
+# https://example.com/spec/facets/1-0-0/CommentRunFacet.json#/$defs/CommentRunFacet
 class CommentRunFacet(RunFacet):
-    """The run facet `comment`:
-    https://example.com/spec/facets/1-0-0/CommentRunFacet.json#/$defs/CommentRunFacet"""
-
     lines: Annotated[
         list[CommentRunFacetLine] | None,
         Field(description="Repeated inline objects (records): their fields are documented too."),

@@ -64,10 +64,9 @@ class RunFacet(BaseFacet):
     """A Run Facet"""
 
 
+# The run facet `layout`:
+# https://example.com/spec/facets/1-0-0/LayoutRunFacet.json#/$defs/LayoutRunFacet
 class LayoutRunFacet(RunFacet):
-    """The run facet `layout`:
-    https://example.com/spec/facets/1-0-0/LayoutRunFacet.json#/$defs/LayoutRunFacet"""
-
     columns: Annotated[
         list[LayoutRunFacetColumn] | None, Field(description="Repeated inline objects: a record class each.")
     ] = None
