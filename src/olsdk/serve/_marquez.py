@@ -61,7 +61,7 @@ _DATA_SOURCE: Final = key_of(DatasourceDatasetFacet)
 _DATASET_DOCS: Final = key_of(DocumentationDatasetFacet)
 _JOB_DOCS: Final = key_of(DocumentationJobFacet)
 log = logging.getLogger("olsdk.serve")
-# a release without the job type facet (before 1.11.0) serves every job as BATCH
+# a release without the job type facet (before 1.6.0: spec/releases/history.json) serves every job as BATCH
 _JOB_TYPE_FACET = spec_class(
     "JobTypeJobFacet", feature="a job's type (STREAM or BATCH) in Marquez's job shape", logger=log
 )
