@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.timing import Measure, calibrate, interleave, loop_measure
+from tests.support.fault_server import BlackHole
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,34 +66,6 @@ def refused_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
-
-
-class BlackHole:
-    """Accepts connections and never answers (nor reads): requests wait for their timeout."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(512)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.held: list[socket.socket] = []
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self) -> None:
-        self.sock.settimeout(0.2)
-        while not self.stopping.is_set():
-            with contextlib.suppress(OSError):
-                conn, _ = self.sock.accept()
-                self.held.append(conn)
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.thread.join(5)
-        for conn in self.held:
-            conn.close()
-        self.sock.close()
 
 
 @contextlib.contextmanager

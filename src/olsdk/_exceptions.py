@@ -250,6 +250,10 @@ class DeliveryError(OlsdkError):
         self.causes = tuple(causes)
         self.attempts = attempts
         self.unreachable = unreachable
+        #: how a background retry may continue this delivery (the transport's own retry state)
+        self.resume: object | None = None
+        #: the failing transport already told its circuit breaker
+        self.counted = False
 
     def leaves(self) -> tuple[DeliveryError, ...]:
         """The individual failures (one per failed child transport)."""

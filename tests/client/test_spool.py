@@ -264,11 +264,21 @@ def refuse_down(payload: Payload) -> None:
     raise DeliveryError("down", target="http")
 
 
+def refuse_for_good(payload: Payload) -> None:
+    raise DeliveryError("refused", target="http", retriable=False)
+
+
 def test_spool_folder_is_private_and_its_files_0600(tmp_path: Path) -> None:
     spool_path = tmp_path / "state" / "olsdk" / "spool.ndjson"
     client = OpenLineageClient(CallbackTransport(refuse_down), spool=spool_path, environ={})
-    client.emit(run_event())
+    client.emit(run_event())  # written ahead to the outbox (issue 23), kept there
     assert stat.S_IMODE(spool_path.parent.stat().st_mode) == 0o700
+    outbox = spool_path.parent / "spool.ndjson.outbox"
+    assert stat.S_IMODE(outbox.stat().st_mode) == 0o700
+    (segment,) = outbox.glob("*.ndjson")
+    assert stat.S_IMODE(segment.stat().st_mode) == 0o600
+    refusing = OpenLineageClient(CallbackTransport(refuse_for_good), spool=spool_path, environ={})
+    refusing.emit(run_event())  # refused for good: a record of the spool file
     assert stat.S_IMODE(spool_path.stat().st_mode) == 0o600
     assert stat.S_IMODE((spool_path.parent / "spool.ndjson.lock").stat().st_mode) == 0o600
 
@@ -289,4 +299,4 @@ def test_a_failed_emit_reads_nothing_of_the_spool(tmp_path: Path) -> None:
     for _ in range(20):
         client.emit(body)
     assert bytes_read() - before < 1_000_000
-    assert client.spool is not None and client.spool.written == 21
+    assert client.outbox is not None and client.outbox.written == 21  # issue 23: kept in the outbox

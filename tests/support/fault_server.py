@@ -193,6 +193,40 @@ class SpawnedServer:
                 self.proc.wait(timeout=10)
 
 
+class BlackHole:
+    """A socket on 127.0.0.1 that accepts connections and never answers (nor reads): every
+    request waits for its read timeout. ``accepted`` counts the connections made to it."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.sock = socket.create_server(("127.0.0.1", port), backlog=512)
+        self.sock.settimeout(0.1)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.held: list[socket.socket] = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    @property
+    def accepted(self) -> int:
+        return len(self.held)
+
+    def _accept(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.held.append(conn)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(5)
+        for conn in self.held:
+            conn.close()
+        self.sock.close()
+
+
 def event_key(event: dict[str, Any]) -> tuple[str, str, Any]:
     """What makes a test event unique: its run, its type and its ``seq``."""
     return (str(event.get("run", {}).get("runId")), str(event.get("eventType")), event.get("seq"))

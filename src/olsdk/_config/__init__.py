@@ -38,6 +38,7 @@ from olsdk._config._load import (
 )
 from olsdk._config._secrets import install_log_masking, is_secret_key, mask_url, masked, scrub, secret_values
 from olsdk._config._settings import (
+    BreakerSettings,
     ClientSettings,
     DatasetSettings,
     ErrorPolicy,
@@ -52,6 +53,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_NODES",
     "MAX_TEXT_BYTES",
+    "BreakerSettings",
     "ClientSettings",
     "DatasetSettings",
     "ErrorPolicy",

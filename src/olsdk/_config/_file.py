@@ -6,10 +6,9 @@ Both the client's configuration lookup (``_load``) and the Airflow provider's
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from olsdk._config._engine import MAX_DEPTH, MAX_TEXT_BYTES, check_shape
 from olsdk._exceptions import ConfigError
@@ -19,37 +18,45 @@ __all__ = ["read_config_file"]
 MAX_ALIASES = 100
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader with limits on nesting and aliases, and no recursive alias."""
+@functools.cache
+def _loader_class() -> type[Any]:
+    """PyYAML's safe loader with limits (made on first use: PyYAML is imported only when a
+    configuration file is read, never by a client configured by variables or code)."""
+    import yaml
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-        self._aliases = 0
-        self._open_anchors: set[str] = set()
+    class _BoundedLoader(yaml.SafeLoader):
+        """PyYAML's safe loader with limits on nesting and aliases, and no recursive alias."""
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.peek_event()  # type: ignore[no-untyped-call]
-        line = event.start_mark.line + 1 if event.start_mark else 0
-        if isinstance(event, yaml.AliasEvent):
-            self._aliases += 1
-            if self._aliases > MAX_ALIASES:
-                raise ConfigError(f"more than {MAX_ALIASES} aliases (line {line})")
-            if event.anchor in self._open_anchors:
-                raise ConfigError(f"alias *{event.anchor} refers to a node that contains it (line {line})")
-            return super().compose_node(parent, index)
-        self._depth += 1
-        if self._depth > MAX_DEPTH:
-            raise ConfigError(f"nested deeper than {MAX_DEPTH} levels (line {line})")
-        anchor = getattr(event, "anchor", None)
-        if anchor:
-            self._open_anchors.add(anchor)
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self._depth = 0
+            self._aliases = 0
+            self._open_anchors: set[str] = set()
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            line = event.start_mark.line + 1 if event.start_mark else 0
+            if isinstance(event, yaml.AliasEvent):
+                self._aliases += 1
+                if self._aliases > MAX_ALIASES:
+                    raise ConfigError(f"more than {MAX_ALIASES} aliases (line {line})")
+                if event.anchor in self._open_anchors:
+                    raise ConfigError(f"alias *{event.anchor} refers to a node that contains it (line {line})")
+                return super().compose_node(parent, index)
+            self._depth += 1
+            if self._depth > MAX_DEPTH:
+                raise ConfigError(f"nested deeper than {MAX_DEPTH} levels (line {line})")
+            anchor = getattr(event, "anchor", None)
             if anchor:
-                self._open_anchors.discard(anchor)
+                self._open_anchors.add(anchor)
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+                if anchor:
+                    self._open_anchors.discard(anchor)
+
+    return _BoundedLoader
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
@@ -65,8 +72,10 @@ def read_config_file(path: Path) -> dict[str, Any]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{where}: not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})") from None
+    import yaml
+
     try:
-        loader = _BoundedLoader(text)
+        loader = _loader_class()(text)
         try:
             data = loader.get_single_data()
         finally:

@@ -1,8 +1,8 @@
 """The validated shape of the whole configuration (``openlineage.yml``).
 
 Top-level keys of the official client (``transport``, ``facets``, ``filters``,
-``tags``, ``dataset``) plus olsdk's own (``producer``, ``error_policy``, ``spool``),
-which the official client ignores, so one file serves both.
+``tags``, ``dataset``) plus olsdk's own (``producer``, ``error_policy``, ``spool``,
+``breaker``, ``close_timeout``), which the official client ignores, so one file serves both.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from olsdk._config._secrets import masked
 from olsdk._exceptions import ConfigError
 
 __all__ = [
+    "BreakerSettings",
     "ClientSettings",
     "DatasetSettings",
     "ErrorPolicy",
@@ -87,6 +88,24 @@ class DatasetSettings:
 class SpoolSettings:
     path: str | None = None  # default: $XDG_STATE_HOME/olsdk/spool.ndjson
     enabled: bool = True
+    # every event is written to the outbox (<path>.outbox/) before emit returns
+    write_ahead: bool = True
+    # "never": a record survives the process being killed (page cache); "always": power loss too
+    fsync: Literal["never", "always"] = "never"
+    # deliver, in the background, what processes that are gone left in the outbox
+    finish: bool = True
+    # ...starting this many seconds after the client starts (a short-lived process never does)
+    finish_delay: float = field(default=1.0, metadata=meta(ge=0))
+
+
+@dataclass(frozen=True)
+class BreakerSettings:
+    """The circuit breaker of each destination (see ``olsdk.transports._breaker``)."""
+
+    enabled: bool = True
+    threshold: int = field(default=1, metadata=meta(ge=1))  # unreachable failures in a row that open it
+    cooldown: float = field(default=1.0, metadata=meta(gt=0))  # first wait before a probe, seconds
+    max_cooldown: float = field(default=60.0, metadata=meta(gt=0))  # the longest wait between probes
 
 
 @dataclass(frozen=True)
@@ -99,8 +118,22 @@ class ClientSettings:
     producer: str | None = None
     error_policy: ErrorPolicy = "log"
     spool: SpoolSettings = field(default_factory=SpoolSettings)
+    breaker: BreakerSettings = field(default_factory=BreakerSettings)
+    # seconds close() (and interpreter exit) may take in all; what is left stays in the outbox
+    close_timeout: float = field(default=5.0, metadata=meta(ge=0))
     # a larger event is refused (kept in the spool as text, never sent)
     max_event_bytes: int = field(default=10 * 1024 * 1024, metadata=meta(ge=1))
+
+    @property
+    def enriches(self) -> bool:
+        """Whether any enrichment key is set (events are then changed before delivery)."""
+        return bool(
+            self.facets.environment_variables
+            or not self.facets.source_code_location.disabled
+            or self.tags.job
+            or self.tags.run
+            or self.dataset.reducing_enabled
+        )
 
     def __repr__(self) -> str:
         return f"ClientSettings(transport={masked(self.transport)!r}, ...)"

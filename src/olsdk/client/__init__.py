@@ -4,15 +4,38 @@
 ``OPENLINEAGE_*`` environment variables the way the official client does.
 """
 
-from olsdk._build import Emitter
+from typing import TYPE_CHECKING, Any
+
 from olsdk._config import ErrorPolicy, LoadedConfig, find_config_file, masked
 from olsdk._exceptions import ConfigError, DeliveryError
 from olsdk.client._client import ErrorCallback, OpenLineageClient
 from olsdk.client._config import load_config
-from olsdk.client._run import DatasetConvertible, DatasetLike, RunContext
 from olsdk.client._spool import ReplayInProgress, ReplayProgress, ReplayResult, Spool, replay
 from olsdk.client._uuid7 import static_uuid7, uuid7
 from olsdk.transports import Payload
+
+if TYPE_CHECKING:  # the run helper (and the naming builders it takes) loads on first use
+    from olsdk._build import Emitter
+    from olsdk.client._run import DatasetConvertible, DatasetLike, RunContext
+
+_LAZY = {
+    "Emitter": "olsdk._build",
+    "DatasetConvertible": "olsdk.client._run",
+    "DatasetLike": "olsdk.client._run",
+    "RunContext": "olsdk.client._run",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ConfigError",

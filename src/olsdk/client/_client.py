@@ -1,8 +1,15 @@
-"""``OpenLineageClient``: serialise once, hand to a transport, never lose an event.
+"""``OpenLineageClient``: serialise once, write ahead, hand to a transport, never lose an event.
+
+Every event is written to the outbox (``<spool>.outbox/``, see ``_outbox``) before
+``emit`` returns, and acknowledged there once delivered, so a process killed or ended
+with ``os._exit`` loses nothing: a later client (``_relay``) or ``olsdk replay`` delivers
+what it left. ``emit`` makes at most one attempt: none while the destination's breaker is
+open or an earlier event of the same run waits; retries happen in the background relay.
 
 Delivery failures go through one path (:meth:`OpenLineageClient._undeliverable`),
-whether ``send`` raised or an asynchronous transport reported later: the event is
-appended to the spool, then the error policy applies:
+whether ``send`` raised or an asynchronous transport reported later: the event stays in
+the outbox for the relay (or, when retrying cannot help, is moved to the spool file),
+then the error policy applies:
 
 * ``log`` (default): a warning (repeats of one reason are folded), never an exception;
 * ``raise``: ``emit`` raises :class:`DeliveryError`; failures found by a background
@@ -31,20 +38,27 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from olsdk._config import ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
+from olsdk._config import BreakerSettings, ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
 from olsdk._config._secrets import scrub, secret_values
 from olsdk._exceptions import DeliveryError, Problem, ValidationError
 from olsdk._runtime._bases import _DEFAULT_PRODUCER as BUILTIN_PRODUCER  # what a model gets before any is configured
 from olsdk.client._config import load_config
-from olsdk.client._enrich import Enricher
 from olsdk.client._filters import JobNameFilter
 from olsdk.client._input import EventInput, Refused, serialise
-from olsdk.client._run import DatasetLike, RunContext
+from olsdk.client._outbox import Outbox, OutboxRecord
+from olsdk.client._relay import Relay
 from olsdk.client._spool import Spool, default_spool_path
-from olsdk.models import ParentRunFacet
-from olsdk.transports import ConsoleTransport, NoopTransport, Payload, Transport, create_transport, describe_event
+from olsdk.transports import Payload, Transport, create_transport, describe_event
+from olsdk.transports._attempts import single_attempt
+from olsdk.transports._breaker import Breaker
+from olsdk.transports._composite import CompositeTransport
+
+if TYPE_CHECKING:
+    from olsdk.client._enrich import Enricher
+    from olsdk.client._run import DatasetLike, RunContext
+    from olsdk.models import ParentRunFacet
 
 __all__ = ["ErrorCallback", "OpenLineageClient"]
 
@@ -55,9 +69,14 @@ _WARN_EVERY = 30.0  # seconds between warnings for one repeated failure reason
 _MAX_EVENT_BYTES = 10 * 1024 * 1024  # when no configuration is loaded (a disabled client)
 
 _LIVE: weakref.WeakSet[OpenLineageClient] = weakref.WeakSet()
+# a forked child may end with os._exit (Airflow's workers do): no exit hook runs there, so
+# what it leaves undelivered is said when it happens, not at close
+_FORKED_CHILD = False
 
 
 def _after_fork_in_child() -> None:
+    global _FORKED_CHILD
+    _FORKED_CHILD = True
     for client in list(_LIVE):
         client._reset_after_fork()
 
@@ -137,29 +156,67 @@ class OpenLineageClient:
         self._lock = threading.Lock()
         self._async_errors: list[DeliveryError] = []
         self._warned: dict[str, tuple[float, int]] = {}
+        self._last_warned: dict[str, str] = {}  # target -> the key of its last failure told
         self._closed = False
         self._close_result = True
         self._spooled = 0  # events of this client that went to the spool (this process)
         self._lost = 0  # events that could not be spooled either (spool disabled or unwritable)
+        self._told = False  # a forked child said what it left undelivered
+        self._write_ahead_warned = False
         self._secrets: list[str] = []
         self._pid = os.getpid()
         self.max_event_bytes = _MAX_EVENT_BYTES
         self._builtin_producer = json.dumps(BUILTIN_PRODUCER).encode()
         self._producer_swap: tuple[tuple[bytes, bytes], ...] | None = None
+        self.close_timeout = 5.0
+        self.outbox: Outbox | None = None
+        self._targets: tuple[str, ...] | None = None  # a composite's children: each acknowledges
+        self._child_of: dict[str, str] = {}  # a label anywhere below a composite child -> that child
         if self.disabled:  # OPENLINEAGE_DISABLED=true: do nothing, read nothing
+            from olsdk.transports._noop import NoopTransport
+
             self.transport: Transport = NoopTransport()
+            self.relay: Relay | None = None
             return
         self.config = load_config(_code_config(config, producer, error_policy, spool), environ=env)
         self._secrets = secret_values(self.config.data)
-        self._apply_settings(self.config.settings, env)
+        settings = self.config.settings
+        self._apply_settings(settings, env)
         if transport is not None:
             self.transport = transport
-        elif self.config.settings.transport:
-            self.transport = create_transport(self.config.settings.transport, ("transport",), self.config.origins)
+        elif settings.transport:
+            self.transport = create_transport(settings.transport, ("transport",), self.config.origins)
         else:
+            from olsdk.transports._console import ConsoleTransport
+
             log.warning("no OpenLineage transport configured; events go to the console")
             self.transport = ConsoleTransport()
         self.transport.set_failure_handler(self._async_failure)
+        self.transport.set_delivery_handler(self._delivered)
+        self._async_top = self.transport.asynchronous
+        if isinstance(self.transport, CompositeTransport):
+            self._targets = tuple(child.label for child in self.transport.transports)
+            self._child_of = {
+                label: child.label for child in self.transport.transports for label in _labels_below(child)
+            }
+        shared = self.outbox.directory if self.outbox is not None else None
+        if shared is None and self.spool is not None:
+            from olsdk.client._outbox import outbox_dir
+
+            shared = outbox_dir(self.spool.path)
+        breakers = _install_breakers(self.transport, settings.breaker, shared)
+        self.relay = Relay(
+            self.transport,
+            self.outbox,
+            self.spool,
+            breakers=breakers,
+            target_of=self._target_of,
+            on_dead_letter=self._dead_letter_from_relay,
+            finish=settings.spool.finish,
+            finish_delay=settings.spool.finish_delay,
+        )
+        if self.outbox is not None and settings.spool.finish and self.outbox.directory.is_dir():
+            self.relay.start()  # segments of processes that are gone may wait there
         _LIVE.add(self)
 
     def _reset_after_fork(self) -> None:
@@ -167,10 +224,18 @@ class OpenLineageClient:
         self._lock = threading.Lock()
         self._async_errors = []
         self._warned = {}
+        self._last_warned = {}
         self._spooled = self._lost = 0
+        self._told = False
         self._pid = os.getpid()
         if self.spool is not None:
             self.spool.after_fork_in_child()
+        if self.outbox is not None:
+            self.outbox.after_fork_in_child()
+        if self.relay is not None:
+            self.relay.after_fork_in_child()
+            for breaker in self.relay.breakers:
+                breaker.after_fork_in_child()
 
     def _apply_settings(self, settings: ClientSettings, env: Mapping[str, str]) -> None:
         self.error_policy = settings.error_policy
@@ -180,8 +245,11 @@ class OpenLineageClient:
 
             self.producer = settings.producer
             olsdk.set_default_producer(settings.producer)  # facets' _producer too
+        self.close_timeout = settings.close_timeout
         if settings.spool.enabled:
             self.spool = Spool(settings.spool.path or default_spool_path(dict(env)))
+            if settings.spool.write_ahead:
+                self.outbox = Outbox(self.spool.outbox_dir, settings.spool.fsync)
         self._filters = [JobNameFilter(f) for f in settings.filters]
         if self.producer != BUILTIN_PRODUCER:
             mine = json.dumps(self.producer).encode()
@@ -189,8 +257,10 @@ class OpenLineageClient:
                 (b'"%s":%s' % (key, self._builtin_producer), b'"%s":%s' % (key, mine))
                 for key in (b"producer", b"_producer")
             )
-        enricher = Enricher(settings, self.producer, env)
-        self._enricher = enricher if enricher.active else None
+        if settings.enriches:  # the enrichment code (and the naming builders it uses) only when asked
+            from olsdk.client._enrich import Enricher
+
+            self._enricher = Enricher(settings, self.producer, env)
 
     @staticmethod
     def _apply_logging_level(env: Mapping[str, str]) -> None:
@@ -218,13 +288,67 @@ class OpenLineageClient:
         if self._closed:
             self._undeliverable(payload, DeliveryError("client is closed"), sync=True)
             return
+        record = None
+        if self.outbox is not None:
+            record = self._write_ahead(payload)
+        relay = self.relay
+        assert relay is not None
+        if not relay.started and relay.finish:  # finishes what processes that are gone left, later
+            relay.start()
+        if relay.pending and relay.holds(payload.ordering_key):  # keep the run's order: queue behind
+            reason = relay.reason_of(payload.ordering_key)
+            behind = DeliveryError(
+                f"not tried: behind an undelivered event of its run ({reason})",
+                target=self.transport.label,
+                attempts=0,
+            )
+            self._undeliverable(payload, behind, sync=True)
+            return
         try:
-            self.transport.send(payload)
+            with single_attempt():  # never a retry in the caller: the relay retries
+                self.transport.deliver(payload)
         except DeliveryError as exc:
             self._undeliverable(payload, exc, sync=True)
+            return
         except Exception as exc:  # a transport bug must not break the pipeline
             error = DeliveryError(f"{type(exc).__name__}: {exc}", target=self.transport.label)
             self._undeliverable(payload, error, sync=True)
+            return
+        if record is not None and self._targets is None and not self._async_top:
+            self.outbox.ack(record)  # type: ignore[union-attr]
+
+    def _write_ahead(self, payload: Payload) -> OutboxRecord | None:
+        """The event on disk before anything else; a disk that refuses costs the write-ahead only."""
+        assert self.outbox is not None
+        try:
+            record = self.outbox.write(payload.body, self._targets)
+        except OSError as exc:
+            if not self._write_ahead_warned:
+                self._write_ahead_warned = True
+                log.error(
+                    "OpenLineage outbox %s not writable (%s): events are sent without being written ahead",
+                    self.outbox.directory,
+                    exc.strerror or exc,
+                )
+            return None
+        object.__setattr__(payload, "ref", record)  # the payload is ours until it is handed on
+        return record
+
+    def _delivered(self, payload: Payload, label: str | None) -> None:
+        """An asynchronous transport (or a composite's child) delivered ``payload``."""
+        record = payload.ref
+        if self.outbox is None or not isinstance(record, OutboxRecord):
+            return
+        if self._targets is None:
+            self.outbox.ack(record)
+        elif label is not None:
+            self.outbox.ack(record, self._child_of.get(label, label))
+
+    def _target_of(self, label: str | None) -> str | None:
+        """The composite child a failure's target belongs to (None: no composite at the top)."""
+        if self._targets is None or label is None:
+            return None
+        return self._child_of.get(label, label)
 
     def _payload(self, event: Any) -> Payload | None:
         """The payload to send, None when a filter drops the event; Refused when it is no event."""
@@ -317,8 +441,15 @@ class OpenLineageClient:
     def _undeliverable(self, payload: Payload, error: DeliveryError, *, sync: bool) -> None:
         _scrub_error(error, self._secrets)
         where = ""
-        for leaf in error.leaves():  # one record per failed child of a composite
-            where = self._keep(functools.partial(_append, payload=payload, error=leaf))
+        record = payload.ref if isinstance(payload.ref, OutboxRecord) else None
+        leaves = error.leaves()
+        for leaf in leaves:  # one delivery owed per failed child of a composite
+            target = self._target_of(leaf.target)
+            if target is None and len(leaves) > 1:
+                target = leaf.target  # a composite below a wrapper: resend to that child only
+            if record is not None and self.outbox is not None:
+                self.outbox.fail(record, leaf, target)  # attempts counted as they happen
+            where = self._owe(payload, record, target, leaf)
         self._warn(error, where)
         if self._callback is not None:
             try:
@@ -331,10 +462,67 @@ class OpenLineageClient:
             with self._lock:
                 self._async_errors.append(error)
 
+    def _owe(self, payload: Payload, record: OutboxRecord | None, target: str | None, error: DeliveryError) -> str:
+        """Keep one failed delivery: in the outbox for the relay, or in the spool file when
+        retrying cannot help (or nothing is written ahead and no retry is left)."""
+        relay = self.relay
+        if self._closed and record is not None and relay is not None and relay.owes(error):
+            # close() released the outbox while this emit was in flight: the record stays there,
+            # for a later client (written to the spool file too, it could be delivered twice)
+            return f" (kept in the outbox {record.segment.path.parent} for a later client)"
+        if self._closed or relay is None or not relay.owes(error):
+            return self._dead_letter(payload, error, target, record)
+        if record is None and error.resume is None:  # nothing written ahead: on disk now, as before
+            return self._dead_letter(payload, error, target, record)
+        relay.take(payload, record, target, error)
+        if record is None:
+            return " (retried in the background)"
+        self._tell_early(error)
+        return f" (kept in the outbox {record.segment.path.parent}; delivered in the background)"
+
+    def _dead_letter(
+        self, payload: Payload, error: DeliveryError, target: str | None, record: OutboxRecord | None = None
+    ) -> str:
+        """Into the spool file (``olsdk replay`` resends it), then settled in the outbox."""
+        if target is not None and error.target != target:
+            error = DeliveryError(error.reason, target=target, retriable=error.retriable, attempts=error.attempts)
+        attempts = record.attempts if record is not None and record.attempts else error.attempts
+        where = self._keep(functools.partial(_append, payload=payload, error=error, attempts=attempts))
+        if record is not None and self.outbox is not None and self.spool is not None and "spooled" in where:
+            self.outbox.moved(record, self.spool.path, target)
+        self._tell_early(error)
+        return where
+
+    def _dead_letter_from_relay(self, payload: Payload, error: DeliveryError, target: str | None) -> None:
+        record = payload.ref if isinstance(payload.ref, OutboxRecord) else None
+        _scrub_error(error, self._secrets)
+        where = self._dead_letter(payload, error, target, record)
+        self._warn(error, where)
+
+    def _tell_early(self, error: DeliveryError) -> None:
+        """In a forked child (which may end with os._exit, skipping every exit hook), say once,
+        now, where undelivered events are and how they get delivered."""
+        if not _FORKED_CHILD or self._told or self.spool is None:
+            return
+        self._told = True
+        log.warning(
+            "OpenLineage: an event of this process (pid %d) was not delivered (%s); it is kept in %s and "
+            "a later client delivers it in the background, or resend it with `olsdk replay %s`",
+            os.getpid(),
+            error.reason,
+            self.spool.outbox_dir if self.outbox is not None else self.spool.path,
+            self.spool.path,
+        )
+
     def _warn(self, error: DeliveryError, where: str) -> None:
         key = f"{error.target}:{error.reason[:60]}"
         now = time.monotonic()
+        not_tried = all(leaf.attempts == 0 for leaf in error.leaves())
         with self._lock:
+            if not_tried:  # a consequence of a failure already told (open circuit, behind it): folded in
+                key = self._last_warned.get(str(error.target), key)
+            else:
+                self._last_warned[str(error.target)] = key
             last, folded = self._warned.get(key, (0.0, 0))
             if now - last < _WARN_EVERY:
                 self._warned[key] = (last, folded + 1)
@@ -353,10 +541,15 @@ class OpenLineageClient:
     # -- lifecycle ----------------------------------------------------------------
 
     def flush(self, timeout: float | None = None) -> bool:
-        """Wait for queued events; True when all were handled."""
+        """Wait for queued events (and the relay's retries that are due); True when all
+        were handled."""
         if self.disabled:
             return True
+        deadline = None if timeout is None else time.monotonic() + timeout
         done = self.transport.flush(timeout)
+        if self.relay is not None and self.relay.pending:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            done = self.relay.flush(left) and done
         if self.spool is not None:
             done = self.spool.flush() == 0 and done
         if self.error_policy == "raise":
@@ -374,17 +567,41 @@ class OpenLineageClient:
         if self._closed:
             return self._close_result
         self._closed = True
+        budget = self.close_timeout if timeout is None else timeout
+        deadline = time.monotonic() + budget
         done = self.transport.close(timeout)
+        own_left = adopted_left = 0
+        if self.relay is not None:
+            self.relay.close(max(deadline, time.monotonic()))
+            if self.outbox is None:  # nothing written ahead: what the relay still owes goes to the spool file
+                for held in self.relay.drain():
+                    if held.payload is not None:
+                        error = DeliveryError(held.reason or "not delivered before close", target=held.target)
+                        self._keep(functools.partial(_append, payload=held.payload, error=error, attempts=1))
+        if self.outbox is not None:
+            own_left, adopted_left = self.outbox.close()
         waiting = self.spool.flush() if self.spool is not None else 0
         with self._lock:
-            spooled, lost = self._spooled, self._lost
+            spooled, lost = self._spooled + own_left, self._lost
         if spooled and self.spool is not None:
+            also = (
+                f" (its outbox {self.spool.outbox_dir}: a later client delivers them in the background)"
+                if own_left
+                else ""
+            )
             log.warning(
-                "OpenLineage: %d events of this client were not delivered and are in the spool %s; "
+                "OpenLineage: %d events of this client were not delivered and are in the spool %s%s; "
                 "resend them with `olsdk replay %s`",
                 spooled,
                 self.spool.path,
+                also,
                 self.spool.path,
+            )
+        if adopted_left and self.spool is not None:
+            log.warning(
+                "OpenLineage: %d events that processes now gone left are still in the outbox %s",
+                adopted_left,
+                self.spool.outbox_dir,
             )
         if waiting:
             log.error(
@@ -424,6 +641,8 @@ class OpenLineageClient:
     ) -> RunContext:
         """A run of a job: START on enter, COMPLETE on exit, FAIL (and re-raise) on
         an exception, ABORT on KeyboardInterrupt. See :class:`RunContext`."""
+        from olsdk.client._run import RunContext
+
         return RunContext(
             self,
             job_namespace,
@@ -440,8 +659,26 @@ class OpenLineageClient:
         return f"<OpenLineageClient transport={self.transport!r} policy={self.error_policy}>"
 
 
-def _append(spool: Spool, *, payload: Payload, error: DeliveryError) -> bool:
-    return spool.append(payload, error, attempts=error.attempts)
+def _append(spool: Spool, *, payload: Payload, error: DeliveryError, attempts: int | None = None) -> bool:
+    return spool.append(payload, error, attempts=attempts if attempts is not None else error.attempts)
+
+
+def _labels_below(transport: Transport) -> list[str]:
+    """Every label in the tree under (and including) ``transport``."""
+    labels = [transport.label]
+    for child in transport.children():
+        labels.extend(_labels_below(child))
+    return labels
+
+
+def _install_breakers(transport: Transport, settings: BreakerSettings, shared: Any) -> list[Breaker]:
+    """A breaker on every destination of the tree that has none yet (shared state beside the outbox)."""
+    children = transport.children()
+    if children:
+        return [b for child in children for b in _install_breakers(child, settings, shared)]
+    if transport.breaker is None:
+        transport.breaker = Breaker(transport.breaker_identity, settings, shared)
+    return [transport.breaker]
 
 
 def _scrub_error(error: DeliveryError, secrets: list[str]) -> None:

@@ -105,7 +105,7 @@ def effective(loaded: LoadedConfig, environ: Mapping[str, str] | None = None) ->
             origin + (" (the olsdk.compat.OlsdkTransport's spool)" if configured and key[0] == "transport" else ""),
         )
     )
-    out.append((("spool", "enabled"), settings.spool.enabled, _origin(loaded, ("spool", "enabled"))))
+    out.extend(_walk(settings.spool, ("spool",), loaded, skip={"path"}))
     if settings.transport:
         out.extend(
             _transport(parse_transport(settings.transport, ("transport",), loaded.origins), ("transport",), loaded)

@@ -193,14 +193,7 @@ class Enricher:
 
     @property
     def active(self) -> bool:
-        s = self.settings
-        return bool(
-            s.facets.environment_variables
-            or not s.facets.source_code_location.disabled
-            or s.tags.job
-            or s.tags.run
-            or s.dataset.reducing_enabled
-        )
+        return self.settings.enriches
 
     def apply(self, event: dict[str, Any]) -> dict[str, Any]:
         kind = event_kind(event)

@@ -150,13 +150,16 @@ def _replay(args: argparse.Namespace) -> int:
         loaded = load_config(airflow=True)
         explicit = args.spool is not None
         path = Path(args.spool or spool_setting(loaded)[0] or default_spool_path(dict(os.environ)))
-        if not path.exists():
+        if path.suffix == ".outbox" and path.is_dir():  # the outbox folder named itself
+            path = path.with_suffix("")
+        outbox = Spool(path).outbox_dir
+        if not path.exists() and not outbox.is_dir():
             if explicit:
-                print(f"olsdk: no spool file at {path}", file=sys.stderr)
+                print(f"olsdk: no spool file at {path} (nor its outbox {outbox})", file=sys.stderr)
                 return 2
             print(f"nothing to replay: no spool file at {path}")
             return 0
-        if _looks_like_plain_events(path):
+        if path.is_file() and _looks_like_plain_events(path):
             print(
                 f"olsdk: {path} holds plain events, not spool records; send them with `olsdk send {path}`",
                 file=sys.stderr,
@@ -193,7 +196,13 @@ def _replay(args: argparse.Namespace) -> int:
         f"delivered {result.delivered}, kept {result.kept} in {path} ({meter.rate(result.delivered + result.kept)})"
         + _extra(result.unreadable, result.refused)
         + (f", resumed at byte {result.resumed_at}" if result.resumed_at else "")
+        + (f"; {result.from_outbox} of those delivered came from its outbox" if result.from_outbox else "")
     )
+    if result.live:
+        print(
+            f"  {result.live} events in the outbox belong to processes still running (or finishing it): "
+            "they deliver them; run again after they end to resend what they leave"
+        )
     for reason in sorted(set(result.reasons))[:5]:
         print(f"  still failing: {reason}")
     if result.stopped:

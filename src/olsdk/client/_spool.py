@@ -47,6 +47,7 @@ from typing import IO, Any
 
 from olsdk._config._secrets import scrub
 from olsdk._exceptions import DeliveryError
+from olsdk.client._outbox import Outbox, OutboxRecord, inspect_segments
 from olsdk.transports import Payload, Transport
 
 try:  # POSIX; elsewhere the spool is shared safely by the threads of one process only
@@ -150,6 +151,8 @@ class Spool:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).expanduser().absolute()
         self.lock_path = self.path.with_name(self.path.name + ".lock")
+        #: the outbox beside it: events written ahead of their delivery (see ``_outbox``)
+        self.outbox_dir = self.path.with_name(self.path.name + ".outbox")
         #: records written by this object (this process), and those waiting in memory
         self.written = 0
         self._pending: deque[bytes] = deque()
@@ -237,15 +240,19 @@ class Spool:
                 folder.mkdir(mode=0o700)
 
     def __len__(self) -> int:
-        """The number of records in the file (reads the whole file: for inspection only)."""
+        """The records of the file plus the events its outbox still holds (reads them all:
+        for inspection only)."""
         try:
             with open(self.path, "rb") as handle:
-                return sum(1 for line in handle if line.strip())
+                in_file = sum(1 for line in handle if line.strip())
         except FileNotFoundError:
-            return 0
+            in_file = 0
+        return in_file + sum(1 for _ in inspect_segments(self.outbox_dir))
 
     def records(self) -> Iterator[dict[str, Any]]:
-        """The readable records (for inspection; replay keeps unreadable lines too)."""
+        """The readable records (for inspection; replay keeps unreadable lines too): the
+        file's, then every event its outbox holds undelivered, in the same shape (with the
+        outbox's ``v``, ``id`` and ``state``)."""
         try:
             with open(self.path, "rb") as handle:
                 for line in handle:
@@ -256,7 +263,9 @@ class Spool:
                     if isinstance(record, dict):
                         yield record
         except FileNotFoundError:
-            return
+            pass
+        for _path, record in inspect_segments(self.outbox_dir):
+            yield record
 
 
 # -- replay ---------------------------------------------------------------------------
@@ -277,6 +286,8 @@ class ReplayResult:
     reasons: list[str] = field(default_factory=list)
     stopped: str | None = None  # why the replay stopped before the end, if it did
     resumed_at: int = 0  # byte offset an interrupted replay was resumed from
+    live: int = 0  # outbox events of processes still running: theirs to deliver, not touched
+    from_outbox: int = 0  # of those delivered, how many came from the outbox
 
     @property
     def ok(self) -> bool:
@@ -393,7 +404,11 @@ def replay(
             )
         os.ftruncate(busy, 0)
         os.pwrite(busy, str(os.getpid()).encode(), 0)
-        return _Replay(spool, transport, dry_run, max_failures, progress).run()
+        run = _Replay(spool, transport, dry_run, max_failures, progress)
+        run.run()
+        if spool.outbox_dir.is_dir():
+            run.finish_outbox()
+        return run.result
 
 
 class _Replay:
@@ -511,6 +526,83 @@ class _Replay:
             self.failures_in_a_row += 1
             if self.max_failures is not None and self.failures_in_a_row >= self.max_failures:
                 self.result.stopped = f"{self.failures_in_a_row} failures in a row, the last: {reason}"
+
+    # -- the outbox: what processes that are gone left ---------------------------------
+
+    def finish_outbox(self) -> None:
+        """Deliver the outbox records of processes that are gone, oldest first, each run in
+        order; records of running processes are theirs and only counted."""
+        outbox = Outbox(self.spool.outbox_dir)
+        if self.dry_run:
+            for _ in inspect_segments(self.spool.outbox_dir):
+                self.result.kept += 1
+                self.done += 1
+            return
+        got_lock = outbox.acquire_finisher()
+        try:
+            segments = outbox.adopt() if got_lock else []
+            adopted = {s.path for s in segments}
+            for path, _seen in inspect_segments(self.spool.outbox_dir):
+                if path not in adopted:
+                    self.result.live += 1  # a running process's (or another finisher's)
+            records = sorted((r for s in segments for r in s.records.values()), key=lambda r: (r.t, r.seq))
+            for record in records:
+                for target in record.open_targets():
+                    self._one_from_outbox(outbox, record, target)
+                    self.done += 1
+                    if self.progress is not None:
+                        self.progress(
+                            ReplayProgress(
+                                self.done,
+                                self.result.delivered,
+                                self.result.kept,
+                                time.monotonic() - self.started,
+                                self.result.reasons[-1] if self.result.reasons else None,
+                            )
+                        )
+        finally:
+            outbox.close()
+
+    def _one_from_outbox(self, outbox: Outbox, record: OutboxRecord, target: str | None) -> None:
+        try:
+            payload = Payload.from_json(outbox.body(record))
+        except (OSError, ValueError):
+            self.result.unreadable += 1
+            return
+        object.__setattr__(payload, "ref", record)
+        key = payload.ordering_key
+        if self.result.stopped is not None or key in self.failed_keys:
+            self.result.kept += 1
+            return
+        destination = (self.sender.find(target) if target is not None else None) or self.sender
+        try:
+            destination.send(payload)
+        except Exception as exc:
+            error = exc if isinstance(exc, DeliveryError) else DeliveryError(f"{type(exc).__name__}: {exc}")
+            reason = scrub(error.reason)
+            error = DeliveryError(
+                reason, target=target or error.target, retriable=error.retriable, attempts=error.attempts
+            )
+            outbox.fail(record, error, target)
+            self.failed_keys.add(key)
+            self.result.kept += 1
+            self.result.reasons.append(reason)
+            if not error.retriable:  # retrying cannot help: a spool record, as the client does
+                if self.spool.append(payload, error, attempts=record.attempts):
+                    outbox.moved(record, self.spool.path, target)
+            else:
+                self.failures_in_a_row += 1
+                if self.max_failures is not None and self.failures_in_a_row >= self.max_failures:
+                    self.result.stopped = f"{self.failures_in_a_row} failures in a row, the last: {reason}"
+            return
+        outbox.ack(record, target)
+        if not self.result.from_outbox:  # the backend answers: clients need not wait for a probe
+            for shared in self.spool.outbox_dir.glob("breaker-*.json"):
+                with contextlib.suppress(OSError):
+                    shared.unlink()
+        self.failures_in_a_row = 0
+        self.result.delivered += 1
+        self.result.from_outbox += 1
 
     def _keep_unchanged(self, line: bytes, *, count_as: str) -> None:
         setattr(self.result, count_as, getattr(self.result, count_as) + 1)

@@ -6,22 +6,63 @@ A transport implements ``send(payload)`` (``send_many``, ``flush(timeout)`` and
 ``openlineage.yml`` ``transport:`` mapping; :func:`register_transport` adds a kind of
 your own to the table it reads. :class:`CallbackTransport` hands every event to a
 function.
+
+Only what a transport needs is imported: the classes below load on first use.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from olsdk._exceptions import ConfigError, DeliveryError
-from olsdk.transports._auth import AuthSettings, TokenProvider
 from olsdk.transports._base import Payload, Transport, describe_event
-from olsdk.transports._buffered import BufferedSettings, BufferedTransport
 from olsdk.transports._callback import CallbackTransport
-from olsdk.transports._composite import CompositeSettings, CompositeTransport
-from olsdk.transports._console import ConsoleSettings, ConsoleTransport
 from olsdk.transports._factory import TransportBuilder, create_transport, register_transport, transport_kinds
-from olsdk.transports._file import FileSettings, FileTransport
-from olsdk.transports._http import BatchSettings, HttpSettings, HttpTransport, SslContextSettings
-from olsdk.transports._kafka import KafkaSettings, KafkaTransport
-from olsdk.transports._noop import NoopTransport
-from olsdk.transports._retry import RetrySettings
-from olsdk.transports._transform import EventTransformer, JobNamespaceReplaceTransformer
+
+if TYPE_CHECKING:  # the classes below are imported on first use: a client loads only its own transport
+    from olsdk.transports._auth import AuthSettings, TokenProvider
+    from olsdk.transports._buffered import BufferedSettings, BufferedTransport
+    from olsdk.transports._composite import CompositeSettings, CompositeTransport
+    from olsdk.transports._console import ConsoleSettings, ConsoleTransport
+    from olsdk.transports._file import FileSettings, FileTransport
+    from olsdk.transports._http import BatchSettings, HttpSettings, HttpTransport, SslContextSettings
+    from olsdk.transports._kafka import KafkaSettings, KafkaTransport
+    from olsdk.transports._noop import NoopTransport
+    from olsdk.transports._retry import RetrySettings
+    from olsdk.transports._transform import EventTransformer, JobNamespaceReplaceTransformer
+
+_LAZY = {
+    "AuthSettings": "_auth",
+    "TokenProvider": "_auth",
+    "BufferedSettings": "_buffered",
+    "BufferedTransport": "_buffered",
+    "CompositeSettings": "_composite",
+    "CompositeTransport": "_composite",
+    "ConsoleSettings": "_console",
+    "ConsoleTransport": "_console",
+    "FileSettings": "_file",
+    "FileTransport": "_file",
+    "BatchSettings": "_http",
+    "HttpSettings": "_http",
+    "HttpTransport": "_http",
+    "SslContextSettings": "_http",
+    "KafkaSettings": "_kafka",
+    "KafkaTransport": "_kafka",
+    "NoopTransport": "_noop",
+    "RetrySettings": "_retry",
+    "EventTransformer": "_transform",
+    "JobNamespaceReplaceTransformer": "_transform",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AuthSettings",

@@ -30,8 +30,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 from urllib.parse import quote_plus
 
-import requests
-
 from olsdk._config import display_name, meta, suggest
 from olsdk._exceptions import ConfigError
 
@@ -176,6 +174,8 @@ class _TokenEndpoint:
         return self._clock() < self._expires - self.settings.token_refresh_buffer
 
     def _fetch(self) -> None:
+        import requests  # loaded already: the http transport imports it when it is built
+
         headers = {"Content-Type": "application/x-www-form-urlencoded"}
         authorization = self.authorization()
         if authorization:

@@ -19,16 +19,20 @@ import logging
 import os
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from olsdk._exceptions import DeliveryError
 from olsdk._spec import EventKind, event_kind
+
+if TYPE_CHECKING:
+    from olsdk.transports._breaker import Breaker
 
 log = logging.getLogger("olsdk.transports")
 
 __all__ = [
     "DeliveryError",
+    "DeliveryHandler",
     "FailureHandler",
     "Payload",
     "Transport",
@@ -38,7 +42,12 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Payload:
-    """One serialised event plus the routing facts transports may need."""
+    """One serialised event plus the routing facts transports may need.
+
+    ``ref`` is the client's outbox record of the event (opaque): a transport that makes a
+    new payload from this one (a transformer) passes it on, so that the delivery of the new
+    payload settles the record.
+    """
 
     body: bytes
     kind: EventKind = "run"
@@ -51,6 +60,7 @@ class Payload:
     root_job_name: str | None = None
     dataset_namespace: str | None = None
     dataset_name: str | None = None
+    ref: Any = field(default=None, compare=False, repr=False)
 
     @property
     def ordering_key(self) -> str:
@@ -118,10 +128,26 @@ def describe_event(event: Any, body: bytes) -> Payload:
 
 
 FailureHandler = Callable[[Payload, DeliveryError], None]
+#: called with a payload and the label of the transport that delivered it (None: the whole tree)
+DeliveryHandler = Callable[[Payload, "str | None"], None]
 
 
 def _log_failure(payload: Payload, error: DeliveryError) -> None:
     log.warning("OpenLineage event could not be delivered: %s", error.reason)
+
+
+def _ignore_delivery(payload: Payload, label: str | None) -> None:
+    return None
+
+
+def _circuit_open(transport: Transport, breaker: Breaker) -> DeliveryError:
+    reason = breaker.last_reason or "unreachable"
+    return DeliveryError(
+        f"not tried: {transport.label} is unreachable (circuit open after: {reason})",
+        target=transport.label,
+        attempts=0,
+        unreachable=True,
+    )
 
 
 class Transport(abc.ABC):
@@ -143,6 +169,9 @@ class Transport(abc.ABC):
         self.name = name
         self.priority = priority
         self._on_failure: FailureHandler = _log_failure
+        self._on_delivered: DeliveryHandler = _ignore_delivery
+        #: the client installs one on every transport without children (see ``deliver``)
+        self.breaker: Breaker | None = None
         _ALL.add(self)
 
     @property
@@ -159,6 +188,67 @@ class Transport(abc.ABC):
             self._on_failure(payload, error)
         except Exception:  # a broken handler must not kill a worker thread
             log.exception("OpenLineage failure handler raised")
+
+    def set_delivery_handler(self, handler: DeliveryHandler) -> None:
+        """Who hears of deliveries that happen after ``send`` returned (asynchronous transports),
+        and of each child's delivery inside a composite. Wrappers pass it down."""
+        self._on_delivered = handler
+
+    def report_delivered(self, payload: Payload, label: str | None = None) -> None:
+        """Tell the installed handler ``payload`` was delivered (by ``label``), never raising."""
+        try:
+            self._on_delivered(payload, label)
+        except Exception:
+            log.exception("OpenLineage delivery handler raised")
+
+    @property
+    def asynchronous(self) -> bool:
+        """True when ``send`` returning means accepted, not delivered: the transport then
+        reports each delivery with :meth:`report_delivered` (and each failure as before)."""
+        return False
+
+    def children(self) -> list[Transport]:
+        """The transports this one hands events to (wrappers); none for a destination."""
+        return []
+
+    @property
+    def breaker_identity(self) -> str:
+        """What one breaker stands for (processes share its state by this): the destination."""
+        return f"{self.kind}:{self.label}"
+
+    def deliver(self, payload: Payload) -> None:
+        """``send`` behind this transport's breaker: not tried while it is open, and its
+        outcome told to it. Callers of transports (the client, wrappers) use this."""
+        breaker = self.breaker
+        if breaker is None:
+            self.send(payload)
+            return
+        if not breaker.permits():
+            raise _circuit_open(self, breaker)
+        try:
+            self.send(payload)
+        except DeliveryError as exc:
+            if not exc.counted:  # the http transport tells its breaker as soon as an attempt fails
+                breaker.failure(exc)
+            raise
+        breaker.success()
+
+    def deliver_many(self, payloads: Sequence[Payload]) -> list[tuple[Payload, DeliveryError]]:
+        """``send_many`` behind the breaker (see :meth:`deliver`)."""
+        breaker = self.breaker
+        if breaker is None:
+            return self.send_many(payloads)
+        if not breaker.permits():
+            error = _circuit_open(self, breaker)
+            return [(p, error) for p in payloads]
+        failed = self.send_many(payloads)
+        unreachable = [error for _, error in failed if error.unreachable]
+        if unreachable:
+            if not unreachable[-1].counted:
+                breaker.failure(unreachable[-1])
+        else:
+            breaker.success()  # delivered, or answered
+        return failed
 
     @abc.abstractmethod
     def send(self, payload: Payload) -> None:

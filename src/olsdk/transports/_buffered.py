@@ -128,6 +128,13 @@ class BufferedTransport(Transport):
     def label(self) -> str:
         return self.name or self.inner.label
 
+    @property
+    def asynchronous(self) -> bool:
+        return True  # each delivery is reported by the worker that made it
+
+    def children(self) -> list[Transport]:
+        return [self.inner]
+
     def set_failure_handler(self, handler: FailureHandler) -> None:
         super().set_failure_handler(handler)
         self.inner.set_failure_handler(handler)
@@ -159,6 +166,7 @@ class BufferedTransport(Transport):
                 if s.on_full == "block":
                     self._room.wait_for(lambda: self._queued < s.max_queue_size or not self._accepting, s.block_timeout)
                 if self._queued >= s.max_queue_size or not self._accepting:
+                    # overload: the event goes to the spool file at once (documented), not to the relay
                     raise DeliveryError(f"buffer full ({s.max_queue_size} events queued)", target=self.label)
             if not self._started:
                 self._start_workers()
@@ -232,6 +240,28 @@ class BufferedTransport(Transport):
             self._room.notify_all()
             return group
 
+    def _take_behind(self, failed_keys: set[str]) -> list[Payload]:
+        """Take the queued events of these runs out of the queue (called with the lock)."""
+        if not failed_keys:
+            return []
+        taken: list[Payload] = []
+        for key in list(self._by_key):
+            queue = self._by_key[key]
+            keep: deque[Payload] = deque()
+            for payload in queue:
+                (taken if payload.ordering_key in failed_keys else keep).append(payload)
+            if len(keep) != len(queue):
+                if keep:
+                    self._by_key[key] = keep
+                else:
+                    del self._by_key[key]
+                    if key in self._ready:
+                        self._ready.remove(key)
+        self._queued -= len(taken)
+        if taken:
+            self._room.notify_all()
+        return taken
+
     def _release(self, keys: list[str]) -> None:
         """The group of these keys is done: their later events may go (called with the lock)."""
         for key in keys:
@@ -244,11 +274,11 @@ class BufferedTransport(Transport):
         try:
             if len(group) == 1 and self.settings.batch_size == 1:
                 try:
-                    self.inner.send(group[0])
+                    self.inner.deliver(group[0])
                 except DeliveryError as exc:
                     return [(group[0], exc)]
                 return []
-            return self.inner.send_many(group)
+            return self.inner.deliver_many(group)
         except Exception as exc:  # a transport bug must not kill the worker
             log.exception("OpenLineage transport %s failed", self.inner)
             error = DeliveryError(f"{type(exc).__name__}: {exc}", target=self.inner.label)
@@ -264,9 +294,22 @@ class BufferedTransport(Transport):
                 if worker.abandoned:  # close() gave up on this group and reported it already
                     continue
                 worker.reporting = True  # close() leaves a group alone from here on
-            for payload, error in failures:  # reported before flush() can see the group done
+                # the later queued events of a run whose event failed wait behind it (the
+                # client's relay delivers them in order once the failed one is through)
+                behind = self._take_behind({p.ordering_key for p, e in failures if e.retriable})
+            failed_ids = {id(p) for p, _ in failures}
+            for payload in group:  # reported before flush() can see the group done
+                if id(payload) not in failed_ids:
+                    self.report_delivered(payload, self.label)
+            for payload, error in failures:
                 self.report_failure(payload, error)
+            for payload in behind:
+                self.report_failure(
+                    payload,
+                    DeliveryError("not tried: behind an undelivered event of its run", target=self.label, attempts=0),
+                )
             with self._lock:
+                self._unfinished -= len(behind)
                 self._release(worker.keys)
                 worker.in_flight, worker.keys = [], []
                 worker.reporting = False
@@ -329,8 +372,10 @@ class BufferedTransport(Transport):
                     target=self.label,
                 ),
             )
-        for payload in queued:  # never drop: the failure handler spools them
-            self.report_failure(payload, DeliveryError("not delivered before close timeout", target=self.label))
+        for payload in queued:  # never drop: the failure handler keeps them
+            self.report_failure(
+                payload, DeliveryError("not delivered before close timeout", target=self.label, attempts=0)
+            )
         inner_ok = self.inner.close(max(0.0, deadline - time.monotonic()))  # also cuts retry sleeps short
         for worker in self._workers:  # daemon threads: past the deadline, nobody waits for them
             remaining = deadline - time.monotonic()

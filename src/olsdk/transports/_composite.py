@@ -15,12 +15,13 @@ the emit only counts as failed when no child received the event; with
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from olsdk._exceptions import ConfigError, DeliveryError
-from olsdk.transports._base import FailureHandler, Payload, Transport
+from olsdk.transports._base import DeliveryHandler, FailureHandler, Payload, Transport
 
 __all__ = ["CompositeSettings", "CompositeTransport"]
 
@@ -64,6 +65,21 @@ class CompositeTransport(Transport):
         for child in self.transports:
             child.set_failure_handler(handler)
 
+    def set_delivery_handler(self, handler: DeliveryHandler) -> None:
+        super().set_delivery_handler(handler)
+        for child in self.transports:  # a child's late deliveries are told under the child's label
+            child.set_delivery_handler(functools.partial(self._child_delivered, child))
+
+    def _child_delivered(self, child: Transport, payload: Payload, label: str | None) -> None:
+        self.report_delivered(payload, child.label)
+
+    @property
+    def asynchronous(self) -> bool:
+        return any(child.asynchronous for child in self.transports)
+
+    def children(self) -> list[Transport]:
+        return list(self.transports)
+
     def find(self, label: str) -> Transport | None:
         if label == self.label:
             return self
@@ -78,19 +94,25 @@ class CompositeTransport(Transport):
         delivered = 0
         for index, child in enumerate(self.transports):
             try:
-                child.send(payload)
+                child.deliver(payload)
             except DeliveryError as exc:
                 failures.append(exc)
             except Exception as exc:  # a child's bug is that child's failure only
                 failures.append(DeliveryError(f"{type(exc).__name__}: {exc}", target=child.label))
             else:
                 delivered += 1
+                if not child.asynchronous:  # an asynchronous child tells of its delivery itself
+                    self.report_delivered(payload, child.label)
                 if not self.settings.continue_on_success:
+                    for skipped in self.transports[index + 1 :]:  # not needed: settled for them
+                        self.report_delivered(payload, skipped.label)
                     break
                 continue
             if not self.settings.continue_on_failure:
                 for skipped in self.transports[index + 1 :]:
-                    failures.append(DeliveryError(f"not attempted after {child.label} failed", target=skipped.label))
+                    failures.append(
+                        DeliveryError(f"not attempted after {child.label} failed", target=skipped.label, attempts=0)
+                    )
                 break
         if failures:
             reasons = "; ".join(f"{f.target}: {f.reason}" for f in failures)

@@ -8,7 +8,9 @@ Two steps, so that configuration can be checked without building anything:
   transports (a composite's children, a buffered wrapper's inner transport);
 * :func:`build_transport` turns a spec into transport objects, children first.
 
-This module imports every transport module; no transport module imports it, so
+A kind's module is imported the first time a section names it (a client pays for its
+own transport only: an ``http`` client never imports the Kafka or cloud SDK modules,
+a ``console`` client not even urllib3). No transport module imports this one, so
 nothing here is registered at import time and there is no import cycle.
 """
 
@@ -22,26 +24,13 @@ from typing import Any, Protocol
 
 from olsdk._config import Origins, build, norm, parse_json_text, suggest, unknown_key_error
 from olsdk._exceptions import ConfigError
-from olsdk.transports._async_http import AsyncHttpSettings, build_async_http
 from olsdk.transports._base import Transport
-from olsdk.transports._buffered import BufferedSettings, BufferedTransport
-from olsdk.transports._composite import CompositeSettings, CompositeTransport
-from olsdk.transports._console import ConsoleSettings, ConsoleTransport
-from olsdk.transports._datadog import DatadogSettings, DatadogTransport
-from olsdk.transports._datazone import DataZoneSettings, DataZoneTransport
-from olsdk.transports._file import FileSettings, FileTransport
-from olsdk.transports._gcplineage import GcpLineageSettings, GcpLineageTransport
-from olsdk.transports._http import HttpSettings, HttpTransport
-from olsdk.transports._kafka import KafkaSettings, KafkaTransport
-from olsdk.transports._msk_iam import MskIamSettings, MskIamTransport
-from olsdk.transports._noop import NoopTransport
 from olsdk.transports._official import (
     OfficialSection,
     OfficialTransportAdapter,
     is_official_transport_class,
     official_config,
 )
-from olsdk.transports._transform import TransformSettings, TransformTransport
 
 __all__ = [
     "TransportBuilder",
@@ -117,10 +106,15 @@ def _plain(builder: TransportBuilder) -> _Build:
 
 
 def _build_noop(spec: TransportSpec, children: list[Transport]) -> Transport:
+    from olsdk.transports._noop import NoopTransport
+
     return NoopTransport(name=spec.name, priority=spec.priority)
 
 
 def _build_http(spec: TransportSpec, children: list[Transport]) -> Transport:
+    from olsdk.transports._buffered import BufferedSettings, BufferedTransport
+    from olsdk.transports._http import HttpTransport
+
     transport = HttpTransport(spec.settings, name=spec.name, priority=spec.priority)
     batch = transport.settings.batch
     if batch is None or not batch.enabled:
@@ -138,10 +132,12 @@ def _build_http(spec: TransportSpec, children: list[Transport]) -> Transport:
 
 
 def _build_composite(spec: TransportSpec, children: list[Transport]) -> Transport:
+    from olsdk.transports._composite import CompositeTransport
+
     return CompositeTransport(children, spec.settings, name=spec.name, priority=spec.priority)
 
 
-def _composite_children(settings: CompositeSettings) -> list[tuple[tuple[str, ...], Any]]:
+def _composite_children(settings: Any) -> list[tuple[tuple[str, ...], Any]]:
     if isinstance(settings.transports, dict):
         # a mapping names its children; an emptied entry (e.g. overridden to null) is skipped
         return [
@@ -153,21 +149,21 @@ def _composite_children(settings: CompositeSettings) -> list[tuple[tuple[str, ..
 
 
 def _build_buffered(spec: TransportSpec, children: list[Transport]) -> Transport:
+    from olsdk.transports._buffered import BufferedTransport
+
     (inner,) = children
     return BufferedTransport(inner, spec.settings, name=spec.name, priority=spec.priority)
 
 
-def _buffered_inner(settings: BufferedSettings) -> list[tuple[tuple[str, ...], Any]]:
+def _inner_section(settings: Any) -> list[tuple[tuple[str, ...], Any]]:
     return [(("transport",), settings.transport)]
 
 
 def _build_transform(spec: TransportSpec, children: list[Transport]) -> Transport:
+    from olsdk.transports._transform import TransformTransport
+
     (inner,) = children
     return TransformTransport(inner, spec.settings, name=spec.name, priority=spec.priority)
-
-
-def _transform_inner(settings: TransformSettings) -> list[tuple[tuple[str, ...], Any]]:
-    return [(("transport",), settings.transport)]
 
 
 @dataclass(frozen=True)
@@ -184,23 +180,61 @@ def _build_unwrapped(spec: TransportSpec, children: list[Transport]) -> Transpor
     return inner
 
 
-_BUILT_IN: dict[str, _Kind] = {
-    "http": _Kind(HttpSettings, _build_http),
-    "file": _Kind(FileSettings, _plain(FileTransport)),
-    "console": _Kind(ConsoleSettings, _plain(ConsoleTransport)),
-    "kafka": _Kind(KafkaSettings, _plain(KafkaTransport)),
-    "noop": _Kind(None, _build_noop),
-    "composite": _Kind(CompositeSettings, _build_composite, _composite_children),
-    "buffered": _Kind(BufferedSettings, _build_buffered, _buffered_inner),
-    "async_http": _Kind(AsyncHttpSettings, _plain(build_async_http)),
-    "transform": _Kind(TransformSettings, _build_transform, _transform_inner),
-    "datadog": _Kind(DatadogSettings, _plain(DatadogTransport)),
-    "msk-iam": _Kind(MskIamSettings, _plain(MskIamTransport)),
-    "gcplineage": _Kind(GcpLineageSettings, _plain(GcpLineageTransport)),
-    "amazon_datazone_api": _Kind(DataZoneSettings, _plain(DataZoneTransport)),
-    **{path: _Kind(CompatSettings, _build_unwrapped, _transform_inner) for path in COMPAT_TRANSPORT},
+def _class_builder(module: str, name: str) -> _Build:
+    """A builder of a plain transport whose class (or factory) ``name`` lives in ``module``."""
+
+    def build_plain(spec: TransportSpec, children: list[Transport]) -> Transport:
+        builder = getattr(importlib.import_module(f"olsdk.transports.{module}"), name)
+        built: Transport = builder(spec.settings, name=spec.name, priority=spec.priority)
+        return built
+
+    return build_plain
+
+
+def _lazy(module: str, settings: str | None, build: _Build | str, nested: _Nested = _no_nested) -> Callable[[], _Kind]:
+    """A kind whose settings class (and transport) are imported when a section names it."""
+
+    def load() -> _Kind:
+        settings_class = getattr(importlib.import_module(f"olsdk.transports.{module}"), settings) if settings else None
+        builder = _class_builder(module, build) if isinstance(build, str) else build
+        return _Kind(settings_class, builder, nested)
+
+    return load
+
+
+_BUILT_IN: dict[str, Callable[[], _Kind]] = {
+    "http": _lazy("_http", "HttpSettings", _build_http),
+    "file": _lazy("_file", "FileSettings", "FileTransport"),
+    "console": _lazy("_console", "ConsoleSettings", "ConsoleTransport"),
+    "kafka": _lazy("_kafka", "KafkaSettings", "KafkaTransport"),
+    "noop": _lazy("_noop", None, _build_noop),
+    "composite": _lazy("_composite", "CompositeSettings", _build_composite, _composite_children),
+    "buffered": _lazy("_buffered", "BufferedSettings", _build_buffered, _inner_section),
+    "async_http": _lazy("_async_http", "AsyncHttpSettings", "build_async_http"),
+    "transform": _lazy("_transform", "TransformSettings", _build_transform, _inner_section),
+    "datadog": _lazy("_datadog", "DatadogSettings", "DatadogTransport"),
+    "msk-iam": _lazy("_msk_iam", "MskIamSettings", "MskIamTransport"),
+    "gcplineage": _lazy("_gcplineage", "GcpLineageSettings", "GcpLineageTransport"),
+    "amazon_datazone_api": _lazy("_datazone", "DataZoneSettings", "DataZoneTransport"),
+    **{path: (lambda: _Kind(CompatSettings, _build_unwrapped, _inner_section)) for path in COMPAT_TRANSPORT},
 }
-_KINDS: dict[str, _Kind] = dict(_BUILT_IN)
+# resolved kinds: built-in ones on first use, and those registered (or named by dotted path)
+_KINDS: dict[str, _Kind] = {}
+
+
+def _entry(kind: str) -> _Kind:
+    entry = _KINDS.get(kind)
+    if entry is None:
+        entry = _KINDS[kind] = _BUILT_IN[kind]()
+    return entry
+
+
+def _known(kind: str) -> bool:
+    return kind in _KINDS or kind in _BUILT_IN
+
+
+def _names() -> list[str]:
+    return [k for k in {**_BUILT_IN, **_KINDS} if "." not in k]
 
 
 def register_transport(kind: str, builder: TransportBuilder, settings: type[Any] | None = None) -> None:
@@ -227,7 +261,7 @@ def register_transport(kind: str, builder: TransportBuilder, settings: type[Any]
 def transport_kinds() -> dict[str, type[Any] | None]:
     """Every kind ``type:`` may name, with its settings class (None: no keys); dotted
     paths of transport classes are accepted too and not listed."""
-    return {kind: entry.settings for kind, entry in _KINDS.items() if "." not in kind}
+    return {kind: _entry(kind).settings for kind in _names()}
 
 
 def parse_transport(
@@ -244,7 +278,7 @@ def parse_transport(
         raise ConfigError(f"{where}: expected a mapping, got {type(config).__name__}", where)
     fields = {norm(str(k)): v for k, v in config.items()}
     kind = _kind_name(fields.get("type"), path)
-    entry = _KINDS[kind]
+    entry = _entry(kind)
     rest = {k: v for k, v in config.items() if norm(str(k)) not in _COMMON}
     if entry.settings is None:
         if rest:
@@ -268,16 +302,16 @@ def _kind_name(value: Any, path: tuple[str, ...]) -> str:
     if not value:
         raise ConfigError(f"{where}: required key is missing", where)
     text = str(value).strip()
-    if text in _KINDS:  # dotted paths keep their case
+    if _known(text):  # dotted paths keep their case
         return text
     kind = text.lower()
-    if kind in _KINDS:
+    if _known(kind):
         return kind
     if "." in text:
         return _dotted_kind(text, where)
-    hint = suggest(kind, [k for k in _KINDS if "." not in k])
+    hint = suggest(kind, _names())
     did_you_mean = f"; did you mean '{hint}'?" if hint else ""
-    supported = ", ".join(sorted(k for k in _KINDS if "." not in k))
+    supported = ", ".join(sorted(_names()))
     raise ConfigError(
         f"{where}: unknown transport '{kind}'{did_you_mean} (supported: {supported}, "
         "or the dotted path of a transport class)",
@@ -345,7 +379,7 @@ def _priority(value: Any, path: tuple[str, ...]) -> int:
 def build_transport(spec: TransportSpec) -> Transport:
     """The transport a spec describes (its nested transports built first)."""
     children: Sequence[Transport] = [build_transport(child) for child in spec.children]
-    return _KINDS[spec.kind].build(spec, list(children))
+    return _entry(spec.kind).build(spec, list(children))
 
 
 def create_transport(

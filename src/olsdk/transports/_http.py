@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-import requests.utils
 import urllib3
 import urllib3.exceptions
 
 from olsdk._config import install_log_masking, mask_url, meta, scrub
 from olsdk._exceptions import ConfigError, DeliveryError
+from olsdk.transports._attempts import Resume, attempt_mode
 from olsdk.transports._auth import AuthSettings, token_provider
 from olsdk.transports._base import Payload, Transport
 from olsdk.transports._buffered import OnFull
@@ -142,6 +142,11 @@ class HttpTransport(Transport):
     ) -> None:
         super().__init__(name=name, priority=priority)
         install_log_masking()  # urllib3 logs request lines (query strings included) at DEBUG
+        # requests' helpers resolve proxies, netrc and CA bundles on the first post; imported
+        # here, in the thread that builds the transport, never first in a worker (a fork during
+        # an import in another thread leaves that module's import lock held in the child)
+        import requests.utils  # noqa: F401
+
         self.settings = settings
         self.url = join_url(settings.url, settings.endpoint)
         batch = settings.batch
@@ -362,10 +367,16 @@ class HttpTransport(Transport):
 
         ``retry_ambiguous=False`` (batch posts): a failure after the body was sent (reset,
         read timeout) raises :class:`_Ambiguous` at once instead of resending the body.
+
+        Under :func:`single_attempt` (the client's callers and its background relay) one
+        attempt is made, continuing the retry state given there; a failure that may be
+        retried raises with ``error.resume`` (the retry state and the wait before the next
+        attempt). So do the retries of a background worker once the breaker has opened.
         """
         settings = self.settings.retry
         data = gzip.compress(body, compresslevel=3) if self.settings.compression == "gzip" else body
-        retry = new_retry(settings)
+        once, resume = attempt_mode()
+        retry = resume.retry if resume is not None else new_retry(settings)
         attempts = 0
         while True:
             attempts += 1
@@ -398,6 +409,9 @@ class HttpTransport(Transport):
                     attempts=attempts,
                     unreachable=_unreachable(exc),
                 )
+                if error.unreachable and self.breaker is not None:  # other senders stop trying at once
+                    self.breaker.failure(error)
+                    error.counted = True
                 try:
                     retry = retry.increment("POST", url, error=exc)
                 except Exception:  # exhausted, or an error urllib3 does not retry
@@ -421,10 +435,14 @@ class HttpTransport(Transport):
                 except Exception:
                     raise error from None
                 wait = retry_after(retry, settings, response)
-            if self._closing.is_set():
-                raise error
             if wait is None:
                 wait = retry.get_backoff_time()
+            if once or (self.breaker is not None and not self.breaker.closed):
+                error.resume = Resume(retry, wait)  # the next attempt is the relay's, in the background
+                error.retriable = True  # the retry keys allow another attempt (a 413 with Retry-After)
+                raise error
+            if self._closing.is_set():
+                raise error
             log.debug("retry %d of %s in %.2fs: %s", len(retry.history), mask_url(url), wait, error.reason)
             if self._closing.wait(wait):
                 raise error
@@ -460,15 +478,21 @@ class HttpTransport(Transport):
         self._drop_routes()
         return True
 
+    @property
+    def breaker_identity(self) -> str:
+        return f"http:{self.url}"
+
     def __repr__(self) -> str:
         return f"<HttpTransport url={mask_url(self.url)!r}>"
 
 
 def _unreachable(exc: urllib3.exceptions.HTTPError) -> bool:
-    """The backend could not be reached or did not answer: refused, unresolvable, timed out, cut off."""
+    """The backend could not be reached or did not answer in time: refused, unresolvable,
+    a connect or read timeout, a proxy that cannot reach it. (A connection reset after the
+    request was read is the backend misbehaving, not being away: it is retried as usual.)"""
     errors = urllib3.exceptions
-    kinds = errors.TimeoutError | errors.ProtocolError | errors.ProxyError | errors.MaxRetryError
-    return isinstance(exc, kinds)  # refusals and unresolvable hosts are connect timeouts to urllib3
+    # refusals and unresolvable hosts are connect timeouts to urllib3
+    return isinstance(exc, errors.TimeoutError | errors.ProxyError)
 
 
 def _ambiguous(exc: urllib3.exceptions.HTTPError) -> bool:
@@ -500,6 +524,8 @@ class _Route:
 
     @classmethod
     def resolve(cls, url: str, transport: HttpTransport) -> _Route:
+        import requests.utils
+
         parts = urlsplit(url)
         bare = url
         user_auth = None

@@ -112,13 +112,18 @@ class KafkaTransport(Transport):
         def on_delivery(err: Any, _msg: Any) -> None:
             error = None
             if err is not None:
-                error = DeliveryError(f"kafka: {err.str()}", target=self.label, retriable=bool(err.retriable()))
+                retriable = bool(err.retriable())  # a broker that is down or unreachable
+                error = DeliveryError(
+                    f"kafka: {err.str()}", target=self.label, retriable=retriable, unreachable=retriable
+                )
             with self._lock:
                 pending.done, pending.error = True, error
                 self._pending.discard(pending)
                 report = pending.report_later
             if error is not None and report:
                 self.report_failure(payload, error)
+            elif report and not self.settings.flush:
+                self.report_delivered(payload, self.label)
 
         try:
             self._produce(topic, key, value, on_delivery)
@@ -137,6 +142,10 @@ class KafkaTransport(Transport):
                 return
         if pending.error is not None:
             raise pending.error
+
+    @property
+    def asynchronous(self) -> bool:
+        return not self.settings.flush  # the delivery callback reports each message
 
     def _produce(self, topic: str, key: str, value: bytes, callback: Any) -> None:
         try:

@@ -29,6 +29,7 @@ from urllib3.util.retry import Retry
 
 __all__ = ["RetrySettings", "new_retry", "retry_after"]
 
+
 _RETRY_KEYS = frozenset(inspect.signature(Retry.__init__).parameters) - {"self"}
 
 

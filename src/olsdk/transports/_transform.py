@@ -15,6 +15,7 @@ written for them cannot run here and is a configuration error that says so.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from typing import Any
 from olsdk._config import meta
 from olsdk._events import Event, parse_event, to_json
 from olsdk._exceptions import ConfigError, DeliveryError, ValidationError
-from olsdk.transports._base import FailureHandler, Payload, Transport, describe_event
+from olsdk.transports._base import DeliveryHandler, FailureHandler, Payload, Transport, describe_event
 
 __all__ = [
     "EventTransformer",
@@ -135,6 +136,20 @@ class TransformTransport(Transport):
         super().set_failure_handler(handler)
         self.inner.set_failure_handler(handler)
 
+    def set_delivery_handler(self, handler: DeliveryHandler) -> None:
+        super().set_delivery_handler(handler)
+        self.inner.set_delivery_handler(self._inner_delivered)
+
+    def _inner_delivered(self, payload: Payload, label: str | None) -> None:
+        self.report_delivered(payload, self.label)
+
+    @property
+    def asynchronous(self) -> bool:
+        return self.inner.asynchronous
+
+    def children(self) -> list[Transport]:
+        return [self.inner]
+
     def send(self, payload: Payload) -> None:
         try:
             event = parse_event(payload.body)
@@ -150,9 +165,12 @@ class TransformTransport(Transport):
             ) from None
         if changed is None:
             log.info("OpenLineage event dropped by %r", self.transformer)
+            if self.inner.asynchronous:  # nobody else will tell: dropped on purpose is settled
+                self.report_delivered(payload, self.label)
             return
         body = to_json(changed).encode("utf-8")
-        self.inner.send(describe_event(changed, body))
+        # the new payload carries the outbox record of the one emitted
+        self.inner.deliver(dataclasses.replace(describe_event(changed, body), ref=payload.ref))
 
     def flush(self, timeout: float | None = None) -> bool:
         return self.inner.flush(timeout)

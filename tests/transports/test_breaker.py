@@ -1,0 +1,142 @@
+"""The circuit breaker (issue 23): a backend that refuses or never answers costs the caller
+one attempt, then none; a background probe brings the backlog in, oldest first; other
+processes learn it too; ``close()`` stays bounded. Real servers and sockets on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from olsdk.client import OpenLineageClient, Spool
+from tests.support.client_testkit import run_event
+from tests.support.fault_server import BlackHole, FaultServer, Ledger
+from tests.support.processes import run_script
+
+FAST_BREAKER = {"cooldown": 0.2, "max_cooldown": 0.5}
+
+
+def seq_events(count: int, runs: int = 3) -> list[dict[str, Any]]:
+    return [
+        run_event(job=f"job{i % runs}", run_id=f"0190e5c6-0000-7000-8000-{i % runs:012d}", event_type="RUNNING", seq=i)
+        for i in range(count)
+    ]
+
+
+def wait_until(condition: Any, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_black_holed_backend_costs_one_attempt_then_none(tmp_path: Path) -> None:
+    hole = BlackHole()
+    try:
+        config = {"transport": {"type": "http", "url": hole.url, "timeout": 0.3}, "breaker": FAST_BREAKER}
+        client = OpenLineageClient(config=config, spool=tmp_path / "spool", environ={})
+        events = seq_events(30)
+        for event in events:
+            client.emit(event)
+        # the first emit waited for its read timeout; no other emit tried, nor retried in the caller
+        connections_by_callers = hole.accepted
+        assert connections_by_callers == 1
+        assert not client.relay.breakers[0].closed  # type: ignore[union-attr]
+        assert len(Spool(tmp_path / "spool")) == 30  # all of them kept, in the outbox
+        client.close(0.5)
+    finally:
+        hole.stop()
+    assert len(Spool(tmp_path / "spool")) == 30
+
+
+def test_refused_connections_open_it_and_a_probe_brings_the_backlog_in_order(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = {"transport": {"type": "http", "url": f"http://127.0.0.1:{port}"}, "breaker": FAST_BREAKER}
+    client = OpenLineageClient(config=config, spool=tmp_path / "spool", environ={})
+    events = seq_events(60)
+    for event in events[:40]:
+        client.emit(event)  # the backend is down
+    assert client.relay is not None and client.relay.pending == 40
+    server = FaultServer(port=port)  # it comes back: the relay's next probe finds it
+    try:
+        for event in events[40:]:
+            client.emit(event)  # behind the backlog of their runs, or tried when the circuit closed
+        assert wait_until(lambda: len(server.events()) == 60)
+        assert client.close()
+        stored = server.events()
+    finally:
+        server.stop()
+    assert Ledger.count(events, stored).delivered_once == 60
+    for run in {e["run"]["runId"] for e in events}:
+        seqs = [e["seq"] for e in stored if e["run"]["runId"] == run]
+        assert seqs == sorted(seqs)  # each run in emit order
+    assert len(Spool(tmp_path / "spool")) == 0
+
+
+def test_an_answer_even_a_503_does_not_open_it(tmp_path: Path) -> None:
+    server = FaultServer()
+    server.script.extend([503, 503])
+    try:
+        config = {"transport": {"type": "http", "url": server.url, "retry": {"backoff_factor": 0}}}
+        with OpenLineageClient(config=config, spool=tmp_path / "spool", environ={}) as client:
+            for event in seq_events(10):
+                client.emit(event)
+            assert client.relay is not None and all(b.closed for b in client.relay.breakers)
+            assert client.flush(30)
+        stored = server.events()
+    finally:
+        server.stop()
+    assert len(stored) == 10 and server.posts == 12  # the first event retried twice, in the background
+
+
+def test_a_fresh_process_learns_from_the_last_one_that_the_backend_is_down(tmp_path: Path) -> None:
+    hole = BlackHole()
+    spool = tmp_path / "spool.ndjson"
+    script = f"""
+        import json, os, sys
+        from olsdk.client import OpenLineageClient
+        config = {{"transport": {{"type": "http", "url": {hole.url!r}, "timeout": 0.3}},
+                   "breaker": {{"cooldown": 30, "max_cooldown": 60}}, "spool": {{"path": {str(spool)!r}}}}}
+        client = OpenLineageClient(config=config, environ={{}})
+        for line in sys.stdin:
+            client.emit(line)
+        os._exit(0)  # as a forked worker ends
+    """
+    try:
+        first = run_script(script, tmp_path, input="\n".join(json.dumps(e) for e in seq_events(5)))
+        assert first.returncode == 0, first.stderr
+        assert hole.accepted == 1
+        later = run_script(script, tmp_path, input="\n".join(json.dumps(e) for e in seq_events(5)))
+        assert later.returncode == 0, later.stderr
+        assert hole.accepted == 1  # the second process never tried: it read the first one's breaker
+    finally:
+        hole.stop()
+    assert len(Spool(spool)) == 10
+
+
+def test_close_is_bounded_while_the_backend_never_answers(tmp_path: Path) -> None:
+    hole = BlackHole()
+    try:
+        config = {
+            "transport": {"type": "async_http", "url": hole.url, "timeout": 30},
+            "close_timeout": 1,
+        }
+        client = OpenLineageClient(config=config, spool=tmp_path / "spool", environ={})
+        for event in seq_events(100):
+            client.emit(event)
+        assert wait_until(lambda: hole.accepted >= 1)
+        done: list[bool] = []
+        closing = threading.Thread(target=lambda: done.append(client.close()))
+        closing.start()
+        closing.join(60)  # a guard against hanging, not a speed claim (bench/outbox.py measures it)
+        assert done == [False]
+    finally:
+        hole.stop()
+    assert len(Spool(tmp_path / "spool")) == 100  # nothing delivered, nothing lost
