@@ -93,6 +93,7 @@ bench: setup spec
 	$(PY) -m bench.spark_listener --writes 5 --tasks 50
 	$(PY) -m bench.graph
 	$(PY) -m bench.reliability
+	$(PY) -m bench.outbox
 	$(PY) -m bench.validate
 	$(PY) -m bench.serve
 	@if [ -x $(AIRFLOW_VENV)/bin/airflow ]; then $(PY) -m bench.airflow; \

@@ -351,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="also write the tables to this markdown file")
     args = parser.parse_args(argv)
     if args.quick:
-        args.events, args.budget, args.rounds = 20, 15.0, 2
+        args.events, args.budget, args.rounds = 20, 8.0, 2
     lines: list[str] = []
     if "latency" in args.rows:
         lines += [*latency_rows(args.events, args.budget), ""]

@@ -25,6 +25,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -63,17 +64,10 @@ class Row:
 
 
 def spool_events(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    if not path.exists():
-        return out
-    for line in path.read_bytes().splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and isinstance(record.get("event"), dict):
-            out.append(record["event"])
-    return out
+    """The events kept undelivered: the spool file's, and (from issue 23 on) its outbox's."""
+    from olsdk.client import Spool
+
+    return [r["event"] for r in Spool(path).records() if isinstance(r.get("event"), dict)]
 
 
 def env_for(tmp: Path, url: str | None = None) -> dict[str, str]:
@@ -456,7 +450,86 @@ def reset_after_body(tmp: Path, batch: bool, count: int = 1000, resets: int = 40
     )
 
 
+def forked_workers(tmp: Path, backend: str, batch: bool = False, count: int = 20, timeout: float = 7.0) -> Row:
+    """Issue 23, Airflow's way of emitting without Airflow: a parent forks one worker per
+    event; each worker builds a client, emits its event and ends with ``os._exit(0)``, and
+    is killed with SIGKILL if it is still running after ``timeout`` seconds (Airflow's
+    ``execution_timeout``, 10 s by default; 7 s here, above the http timeout of 5 s). Then ``olsdk replay`` runs
+    with the receiver healthy, as the issue's "then olsdk replay" row did."""
+    from tests.support.fault_server import BlackHole
+
+    spool = tmp / "spool.ndjson"
+    events = [event(i, run=i % 5) for i in range(count)]
+    hole = BlackHole() if backend == "black hole" else None
+    healthy = FaultServer() if backend == "up" else None
+    if hole is not None:
+        url = hole.url
+    elif healthy is not None:
+        url = healthy.url
+    else:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    transport: dict[str, Any] = {"type": "http", "url": url}
+    if batch:
+        transport["batch"] = {"max_events": 100}
+    script = f"""
+        import json, os, signal, sys, time
+        import olsdk.client  # imported once by the parent, as Airflow's worker has the provider loaded
+        events = json.load(sys.stdin)
+        killed = 0
+        t0 = time.monotonic()
+        for e in events:
+            pid = os.fork()
+            if pid == 0:
+                from olsdk.client import OpenLineageClient
+                client = OpenLineageClient(config={{"transport": {transport!r}}}, spool={str(spool)!r}, environ={{}})
+                client.emit(json.dumps(e))
+                os._exit(0)
+            deadline = time.monotonic() + {timeout}
+            while True:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+                if time.monotonic() > deadline:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    killed += 1
+                    break
+                time.sleep(0.005)
+        print(killed, round(time.monotonic() - t0, 1), flush=True)
+    """
+    try:
+        proc = python(script, tmp, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        out, _ = proc.communicate(json.dumps(events), timeout=count * (timeout + 30))
+        stored_before = healthy.events() if healthy is not None else []
+    finally:
+        if hole is not None:
+            hole.stop()
+    if healthy is not None:
+        ledger = finish(events, healthy, spool, tmp)
+        healthy.stop()
+    else:
+        ledger = finish(events, _NoServer(), spool, tmp)
+    killed, seconds = [*out.split(), "?", "?"][:2]
+    mode = "batch mode" if batch else "plain http"
+    return Row(
+        f"{count} forked workers, one event each, os._exit or SIGKILL after {timeout:g} s; {mode}, receiver "
+        f"{backend}; then olsdk replay",
+        ledger,
+        f"workers killed: {killed}; all workers took {seconds} s; delivered before replay: {len(stored_before)}",
+    )
+
+
+class _NoServer:
+    def events(self) -> list[dict[str, Any]]:
+        return []
+
+
 FAULTS: dict[str, Callable[[Path], Row]] = {
+    "workers-refused": lambda tmp: forked_workers(tmp, "refused"),
+    "workers-black-hole": lambda tmp: forked_workers(tmp, "black hole"),
+    "workers-batch-up": lambda tmp: forked_workers(tmp, "up", batch=True),
     "close-batch": lambda tmp: close_in_flight(tmp, batch=True),
     "close-buffered": lambda tmp: close_in_flight(tmp, batch=False),
     "torn-spool": torn_spool,

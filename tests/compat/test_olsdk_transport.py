@@ -4,6 +4,7 @@ events go through olsdk (batching, spool, replay) unchanged."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +92,52 @@ def test_a_section_without_an_inner_transport_is_refused(restore_environ: None) 
         OlsdkTransportConfig.from_dict({"type": COMPAT})
     with pytest.raises(ConfigError, match=r"transport\.spol: unknown key of olsdk\.compat\.OlsdkTransport"):
         OlsdkTransportConfig.from_dict({"type": COMPAT, "transport": {"type": "console"}, "spol": {}})
+
+
+def test_forked_workers_of_the_official_client_ending_with_os_exit_lose_nothing(tmp_path: Path) -> None:
+    """Airflow's fork mode in miniature (issue 23): the official client is loaded by the parent,
+    each forked child emits through ``OlsdkTransport`` and ends with ``os._exit``, with the
+    backend down; a later olsdk client delivers everything the children left, in order."""
+    import socket
+
+    from tests.support.fault_server import FaultServer
+    from tests.support.processes import run_script
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    spool = tmp_path / "spool.ndjson"
+    section = {"type": COMPAT, "transport": {"type": "http", "url": url}, "spool": {"path": str(spool)}}
+    script = f"""
+        import os
+        from openlineage.client import OpenLineageClient
+        from tests.support.official import official_run_event
+        client = OpenLineageClient(config={{"transport": {section!r}}})
+        for i in range(4):  # a task's START and COMPLETE, each from its own forked worker
+            for state in ("START", "COMPLETE"):
+                pid = os.fork()
+                if pid == 0:
+                    client.emit(official_run_event(f"task_{{i}}", state))
+                    os._exit(0)
+                os.waitpid(pid, 0)
+        os._exit(0)
+    """
+    done = run_script(script, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(Spool(spool)) == 8  # every event on disk, though no worker closed anything
+    server = FaultServer(port=port)
+    try:
+        config = {"transport": {"type": "http", "url": url}, "spool": {"path": str(spool), "finish_delay": 0}}
+        later = OpenLineageClient(config=config, environ={})
+        assert later.relay is not None
+        for _ in range(1000):  # bounded: until the later client's relay delivered them
+            if len(server.events()) >= 8:
+                break
+            time.sleep(0.02)
+        assert later.close()
+        stored = server.events()
+    finally:
+        server.stop()
+    sent = [(f"task_{i}", state) for i in range(4) for state in ("START", "COMPLETE")]
+    assert [(e["job"]["name"], e["eventType"]) for e in stored] == sent  # each exactly once, in emit order

@@ -140,3 +140,34 @@ def test_close_is_bounded_while_the_backend_never_answers(tmp_path: Path) -> Non
     finally:
         hole.stop()
     assert len(Spool(tmp_path / "spool")) == 100  # nothing delivered, nothing lost
+
+
+def test_a_fresh_process_probes_once_it_is_due_and_finds_the_backend_back(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    spool = tmp_path / "spool.ndjson"
+    script = f"""
+        import json, os, sys
+        from olsdk.client import OpenLineageClient
+        config = {{"transport": {{"type": "http", "url": {url!r}}}, "breaker": {{"cooldown": 0.3}},
+                   "spool": {{"path": {str(spool)!r}, "finish": False}}}}
+        client = OpenLineageClient(config=config, environ={{}})
+        for line in sys.stdin:
+            client.emit(line)
+        os._exit(0)
+    """
+    first = run_script(script, tmp_path, input=json.dumps(run_event(job="while-down")))
+    assert first.returncode == 0, first.stderr
+    shared = list((tmp_path / "spool.ndjson.outbox").glob("breaker-*.json"))
+    assert len(shared) == 1  # the first process told the others
+    server = FaultServer(port=port)
+    try:
+        time.sleep(0.5)  # the probe it announced is due
+        later = run_script(script, tmp_path, input=json.dumps(run_event(job="back")))
+        assert later.returncode == 0, later.stderr
+        assert [e["job"]["name"] for e in server.events()] == ["back"]  # delivered by emit itself
+    finally:
+        server.stop()
+    assert not shared[0].exists()  # the success told the others the backend is back

@@ -28,7 +28,6 @@ instead of its destination.
 from __future__ import annotations
 
 import atexit
-import dataclasses
 import functools
 import json
 import logging
@@ -51,8 +50,10 @@ from olsdk.client._outbox import Outbox, OutboxRecord
 from olsdk.client._relay import Relay
 from olsdk.client._spool import Spool, default_spool_path
 from olsdk.transports import Payload, Transport, create_transport, describe_event
-from olsdk.transports._attempts import single_attempt
+from olsdk.transports._attempts import ONE_ATTEMPT as _ONE_ATTEMPT
+from olsdk.transports._attempts import SINGLE_ATTEMPT as _SINGLE_ATTEMPT
 from olsdk.transports._breaker import Breaker
+from olsdk.transports._buffered import BufferedTransport as _Buffered  # noqa: F401  (see below)
 from olsdk.transports._composite import CompositeTransport
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ def _close_all_at_exit() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
+# registered after the buffered wrapper's (imported above for this), so it runs before it
 atexit.register(_close_all_at_exit)
 
 
@@ -304,9 +306,9 @@ class OpenLineageClient:
             )
             self._undeliverable(payload, behind, sync=True)
             return
+        token = _SINGLE_ATTEMPT.set(_ONE_ATTEMPT)  # never a retry in the caller: the relay retries
         try:
-            with single_attempt():  # never a retry in the caller: the relay retries
-                self.transport.deliver(payload)
+            self.transport.deliver(payload)
         except DeliveryError as exc:
             self._undeliverable(payload, exc, sync=True)
             return
@@ -314,6 +316,8 @@ class OpenLineageClient:
             error = DeliveryError(f"{type(exc).__name__}: {exc}", target=self.transport.label)
             self._undeliverable(payload, error, sync=True)
             return
+        finally:
+            _SINGLE_ATTEMPT.reset(token)
         if record is not None and self._targets is None and not self._async_top:
             self.outbox.ack(record)  # type: ignore[union-attr]
 
@@ -355,12 +359,12 @@ class OpenLineageClient:
         raw, data = serialise(event, self.max_event_bytes)
         if data is None:  # a model: typed and valid already
             raw = self._own_producer(raw)
-            meta = describe_event(event, b"")
+            meta = describe_event(event, raw)
             if JobNameFilter.any_drops(self._filters, meta):
                 return None
             if self._enricher is not None:
                 return self._enriched(json.loads(raw))
-            return dataclasses.replace(meta, body=raw)
+            return meta
         self._check_raw(raw)
         if self._enricher is not None:
             return self._enriched(json.loads(raw))  # a copy: the caller's mapping is not changed

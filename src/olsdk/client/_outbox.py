@@ -45,7 +45,6 @@ import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -103,25 +102,52 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
-@dataclass(eq=False)
 class OutboxRecord:
-    """One event of a segment, as far as delivery is concerned."""
+    """One event of a segment, as far as delivery is concerned (a plain slotted class: one
+    is made per event, on ``emit``'s path)."""
 
-    segment: Segment
-    seq: int
-    t: int  # ns, orders records of several segments
-    offset: int  # where the event's JSON starts in the segment file
-    length: int  # its length
-    targets: tuple[str, ...] | None = None  # the children a composite delivers to; None: the whole transport
-    acked: set[str] = field(default_factory=set)
-    failed_targets: set[str] = field(default_factory=set)
-    reasons: dict[str, str] = field(default_factory=dict)  # the last failure per target ("": the whole)
-    failed_by: str | None = None  # the label of the transport that failed last
-    attempts: int = 0
-    last_reason: str = ""
-    last_failure_at: str = ""
-    retriable: bool = True
-    settled: bool = False
+    __slots__ = (
+        "acked",
+        "attempts",
+        "failed_by",
+        "failed_targets",
+        "last_failure_at",
+        "last_reason",
+        "length",
+        "offset",
+        "reasons",
+        "retriable",
+        "segment",
+        "seq",
+        "settled",
+        "t",
+        "targets",
+    )
+
+    def __init__(
+        self,
+        segment: Segment,
+        seq: int,
+        t: int,
+        offset: int,
+        length: int,
+        targets: tuple[str, ...] | None = None,
+    ) -> None:
+        self.segment = segment
+        self.seq = seq
+        self.t = t  # ns, orders records of several segments
+        self.offset = offset  # where the event's JSON starts in the segment file
+        self.length = length  # its length
+        self.targets = targets  # the children a composite delivers to; None: the whole transport
+        self.acked: set[str] = set()
+        self.failed_targets: set[str] = set()
+        self.reasons: dict[str, str] = {}  # the last failure per target ("": the whole)
+        self.failed_by: str | None = None  # the label of the transport that failed last
+        self.attempts = 0
+        self.last_reason = ""
+        self.last_failure_at = ""
+        self.retriable = True
+        self.settled = False
 
     @property
     def id(self) -> str:
@@ -155,7 +181,9 @@ class Segment:
             data = b"\n" + data
         start = self.size
         try:
-            _write_all(self.fd, data)
+            written = os.write(self.fd, data)  # one call for a line, nearly always
+            if written != len(data):
+                _write_all(self.fd, data[written:])
         except OSError:
             with contextlib.suppress(OSError):
                 os.ftruncate(self.fd, start)  # take back a partial line

@@ -28,10 +28,12 @@ free) and delivers their records, oldest first, acknowledging each in that segme
 from __future__ import annotations
 
 import contextlib
+import heapq
 import logging
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -100,7 +102,11 @@ class Relay:
     def _reset(self) -> None:
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
-        self._queues: dict[str, list[Held]] = {}  # per key, oldest first
+        self._queues: dict[str, deque[Held]] = {}  # per key, oldest first
+        # the heads of the queues by (when due, age): entries are checked against _versions
+        # when they come up (a head that changed leaves a stale entry behind)
+        self._heap: list[tuple[float, tuple[int, int], int, str]] = []
+        self._versions: dict[str, int] = {}
         self._count = 0
         self._thread: threading.Thread | None = None
         self._stopping = False
@@ -154,15 +160,35 @@ class Relay:
         with self._lock:
             self._seq += 1
             held.sort_key = (held.order, self._seq)
-            queue = self._queues.setdefault(held.key, [])
-            if not queue or queue[-1].sort_key <= held.sort_key:
-                queue.append(held)
-            else:  # an earlier event of the run, reported late by a worker: keep emit order
-                queue.append(held)
-                queue.sort(key=lambda h: h.sort_key)
-            self._count += 1
+            self._enqueue(held)
             self._start()
             self._wake.notify()
+
+    def _enqueue(self, held: Held) -> None:
+        """Put ``held`` in its run's queue, in emit order (called with the lock)."""
+        queue = self._queues.get(held.key)
+        if queue is None:
+            queue = self._queues[held.key] = deque()
+        if not queue or queue[-1].sort_key <= held.sort_key:
+            queue.append(held)
+        else:  # an earlier event of the run, reported late by a worker: keep emit order
+            queue.append(held)
+            ordered = sorted(queue, key=lambda h: h.sort_key)
+            queue.clear()
+            queue.extend(ordered)
+        self._count += 1
+        if queue[0] is held:
+            self._push_head(held.key)
+
+    def _push_head(self, key: str, due: float | None = None) -> None:
+        """(Re)announce the head of ``key``'s queue (called with the lock)."""
+        queue = self._queues.get(key)
+        if not queue:
+            return
+        version = self._versions.get(key, 0) + 1
+        self._versions[key] = version
+        head = queue[0]
+        heapq.heappush(self._heap, (head.due if due is None else due, head.sort_key, version, key))
 
     @staticmethod
     def owes(error: DeliveryError) -> bool:
@@ -239,26 +265,41 @@ class Relay:
         return open_ones[0] if open_ones else (found[0] if found else None)
 
     def _next(self, now: float) -> tuple[Held | None, float | None]:
-        """The oldest head that may go now, or how long to wait for one (called with the lock)."""
-        best: Held | None = None
-        wait: float | None = None
+        """The head that may go now, or how long to wait for one (called with the lock).
+
+        O(log n) per event: the heads wait in a heap by when they are due; one whose
+        destination's breaker is open is put back at its probe time."""
         closing = self._deadline is not None
-        for queue in self._queues.values():
-            head = queue[0]
-            due = head.due
-            breaker = self._breaker_for(head.target)
-            if breaker is not None and not breaker.closed:
-                if closing:
-                    continue  # no probe while closing: it could outlast the close timeout
-                due = max(due, now + breaker.probe_delay())
-            if closing and self._deadline is not None and due > self._deadline:
-                continue
-            if due <= now:
-                if best is None or head.sort_key < best.sort_key:
-                    best = head
-            else:
-                wait = due - now if wait is None else min(wait, due - now)
-        return best, wait
+        skipped: list[tuple[float, tuple[int, int], int, str]] = []
+        try:
+            while self._heap:
+                due, _age, version, key = self._heap[0]
+                queue = self._queues.get(key)
+                if not queue or self._versions.get(key) != version:
+                    heapq.heappop(self._heap)  # stale: that head changed or left
+                    continue
+                head = queue[0]
+                effective = due
+                breaker = self._breaker_for(head.target)
+                if breaker is not None and not breaker.closed:
+                    # a probe may go while closing too, if due before the deadline; close()
+                    # does not wait for it past the deadline (a probe that never gets an
+                    # answer then leaves its event in the outbox, for a later client)
+                    effective = max(due, now + breaker.probe_delay())
+                if closing and self._deadline is not None and effective > self._deadline:
+                    skipped.append(heapq.heappop(self._heap))
+                    continue
+                if effective <= now:
+                    return head, None
+                if effective > due:  # wait for the probe: back in the heap at that time
+                    heapq.heappop(self._heap)
+                    self._push_head(key, effective)
+                    continue
+                return None, effective - now
+            return None, None
+        finally:
+            for entry in skipped:
+                heapq.heappush(self._heap, entry)
 
     def _run(self) -> None:
         while True:
@@ -289,6 +330,7 @@ class Relay:
                 log.exception("OpenLineage relay failed on an event; it stays in the outbox")
                 with self._lock:
                     held.due = time.monotonic() + 60.0
+                    self._push_head(held.key)
 
     def _attempt(self, held: Held) -> None:
         payload = self._payload(held)
@@ -300,6 +342,7 @@ class Relay:
         if breakers and not all([b.try_probe() for b in breakers]):
             with self._lock:
                 held.due = time.monotonic() + max(0.05, min(b.probe_delay() for b in breakers))
+                self._push_head(held.key)
             return
         try:
             with single_attempt(held.resume):
@@ -353,29 +396,33 @@ class Relay:
                     self._seq += 1
                     extra.sort_key = (held.order, self._seq)
                     extra.adopted = held.adopted
-                    self._queues[held.key].append(extra)
-                    self._queues[held.key].sort(key=lambda h: h.sort_key)
-                    self._count += 1
+                    self._enqueue(extra)
+            self._push_head(held.key)  # its head waits until its new due time
 
     def _done(self, held: Held) -> None:
         with self._lock:
             queue = self._queues.get(held.key)
             if queue is not None:
+                was_head = bool(queue) and queue[0] is held
                 with contextlib.suppress(ValueError):
                     queue.remove(held)
                     self._count -= 1
                 if not queue:
                     del self._queues[held.key]
+                    self._versions.pop(held.key, None)
+                elif was_head:
+                    self._push_head(held.key)
             self._wake.notify_all()
 
     def _unpark(self) -> None:
         """A destination came back after being unreachable: what waits for it goes now."""
         with self._lock:
             now = time.monotonic()
-            for queue in self._queues.values():
+            for key, queue in self._queues.items():
                 for held in queue:
                     if held.resume is None:
                         held.due = min(held.due, now)
+                self._push_head(key)
             self._wake.notify_all()
 
     # -- finishing what processes that are gone left ------------------------------------
@@ -444,7 +491,7 @@ class Relay:
                 self._wake.wait(0.05 if left is None else min(0.05, left))
 
     def close(self, deadline: float) -> None:
-        """Deliver what is due before ``deadline`` (no probes), then stop the thread."""
+        """Deliver what is due before ``deadline``, then stop the thread (never waiting past it)."""
         with self._lock:
             self._deadline = deadline
             self._wake.notify_all()
@@ -476,6 +523,8 @@ class Relay:
         with self._lock:
             items = [h for q in self._queues.values() for h in q]
             self._queues.clear()
+            self._heap.clear()
+            self._versions.clear()
             self._count = 0
             return sorted(items, key=lambda h: h.sort_key)
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from urllib3.util.retry import Retry
 
-__all__ = ["Resume", "attempt_mode", "single_attempt"]
+__all__ = ["ONE_ATTEMPT", "SINGLE_ATTEMPT", "Resume", "attempt_mode", "single_attempt"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,9 @@ class Resume:
 _SINGLE: contextvars.ContextVar[tuple[bool, Resume | None]] = contextvars.ContextVar(
     "olsdk_single_attempt", default=(False, None)
 )
+#: for a hot path that sets the variable itself (``SINGLE_ATTEMPT.set(ONE_ATTEMPT)``, then reset)
+SINGLE_ATTEMPT = _SINGLE
+ONE_ATTEMPT: tuple[bool, Resume | None] = (True, None)
 
 
 @contextlib.contextmanager

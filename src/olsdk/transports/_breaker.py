@@ -13,9 +13,10 @@ the ``retry:`` keys).
 
 Processes share what they learnt through a small file in the outbox folder
 (``breaker-<hash of the destination>.json``): a process that opens the breaker writes when
-it may be probed again, a process whose breaker closes removes the file, and a process
+it may be probed again, a process whose delivery succeeds removes the file, and a process
 whose breaker is closed reads the file at most once a second, so a freshly forked worker
-does not wait for a timeout the previous one already met.
+does not wait for a timeout the previous one already met. Such a worker's caller may make
+the probe once it is due, claiming it in the file first (see :meth:`Breaker.permits`).
 """
 
 from __future__ import annotations
@@ -62,13 +63,14 @@ class Breaker:
         self._probe_since: float | None = None
         self._probe_thread = 0
         self._next_shared_check = 0.0
+        self._learnt = False  # open because another process said so (its shared file)
         self.last_reason = ""
 
     def after_fork_in_child(self) -> None:
         """The child keeps what the parent learnt (open or not) but no probe in flight."""
-        was_open, until, cooldown, reason = self._open, self._open_until, self._cooldown, self.last_reason
+        state = self._open, self._open_until, self._cooldown, self.last_reason, self._learnt
         self._reset()
-        self._open, self._open_until, self._cooldown, self.last_reason = was_open, until, cooldown, reason
+        self._open, self._open_until, self._cooldown, self.last_reason, self._learnt = state
 
     def on_close(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (without the lock) whenever the breaker closes after being open."""
@@ -114,8 +116,45 @@ class Breaker:
             return True
 
     def permits(self) -> bool:
-        """True when a delivery may be tried in this thread: closed, or this thread holds the probe."""
-        return self.closed or (self._probe_since is not None and self._probe_thread == threading.get_ident())
+        """True when a delivery may be tried in this thread: closed, or this thread holds the probe.
+
+        A breaker opened by another process's word (a process that has not met the failure
+        itself, typically a fresh forked worker) lets its caller make the probe once it is
+        due, after claiming it in the shared file for the next cooldown: otherwise workers
+        that live for one event would never see the backend come back. At most one caller
+        of all processes probes per cooldown, so a backend that never answers costs one
+        timeout per cooldown (doubling up to ``max_cooldown``), not one per worker."""
+        if self.closed:
+            return True
+        if self._probe_since is not None and self._probe_thread == threading.get_ident():
+            return True
+        if self._learnt and time.monotonic() >= self._open_until and self._claim_shared_probe():
+            with self._lock:
+                if self._probe_since is None:
+                    self._probe_since = time.monotonic()
+                    self._probe_thread = threading.get_ident()
+                    return True
+        return False
+
+    def _claim_shared_probe(self) -> bool:
+        """Move the shared probe time on by the next cooldown; False when another process did first."""
+        if self.shared_path is None:
+            return True
+        try:
+            data = json.loads(self.shared_path.read_bytes())
+            until = float(data["until"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return True  # gone (someone delivered) or unreadable: try
+        left = until - time.time()
+        if left > 0:  # claimed by another process: wait for its outcome
+            with self._lock:
+                self._open_until = time.monotonic() + left
+            return False
+        # a lease on the probe for one cooldown (its failure doubles the cooldown, its success
+        # removes the file; a prober killed before either leaves the lease to expire)
+        cooldown = max(self._cooldown, self.settings.cooldown)
+        self._write_shared(cooldown, str(data.get("reason") or self.last_reason))
+        return True
 
     # -- telling -----------------------------------------------------------------------
 
@@ -125,6 +164,7 @@ class Breaker:
         with self._lock:
             was_open = self._open
             self._open = False
+            self._learnt = False
             self._failures = 0
             self._cooldown = 0.0
             self._probe_since = None
@@ -179,23 +219,32 @@ class Breaker:
             until = float(data["until"])
         except (OSError, ValueError, KeyError, TypeError):
             return
-        left = until - time.time()
-        if left <= 0:  # stale: whoever wrote it did not live to remove it
-            with contextlib.suppress(OSError):
-                self.shared_path.unlink()
-            return
+        # the file stays until a delivery succeeds: while it is there the backend has not been
+        # seen back, and ``until`` says when the next probe is due (it may be due already)
+        left = max(0.0, until - time.time())
+        try:
+            cooldown = float(data.get("cooldown") or self.settings.cooldown)
+        except (TypeError, ValueError):
+            cooldown = self.settings.cooldown
         with self._lock:
             if not self._open:
                 self._open = True
+                self._learnt = True
                 self._failures = max(self._failures, self.settings.threshold)
-                self._cooldown = max(self._cooldown, min(self.settings.max_cooldown, left))
+                self._cooldown = max(self._cooldown, min(self.settings.max_cooldown, cooldown))
                 self._open_until = now + left
                 self.last_reason = str(data.get("reason") or "unreachable (found by another process)")
 
     def _write_shared(self, wait: float, reason: str) -> None:
         if self.shared_path is None:
             return
-        data = {"until": time.time() + wait, "reason": reason[:300], "pid": os.getpid(), "destination": ""}
+        data = {
+            "until": time.time() + wait,
+            "cooldown": self._cooldown,
+            "reason": reason[:300],
+            "pid": os.getpid(),
+            "destination": "",
+        }
         data["destination"] = self.identity_text
         fresh = self.shared_path.with_name(f"{self.shared_path.name}.{os.getpid()}.tmp")
         try:
