@@ -30,10 +30,6 @@ pytestmark = pytest.mark.airflow
 
 Events = list[dict[str, Any]]
 TASKS = ("create_tables", "insert_select", "python_step", "bash_step", "fails_on_purpose", "after_failure")
-# d23-outbox's write-ahead outbox (issue 23, items 1-3) has not landed on main yet: these lose events
-OUTBOX = pytest.mark.xfail(
-    strict=True, reason="needs the write-ahead outbox (issue 23 items 1-3): events die with the provider's child"
-)
 
 
 # docs/airflow.md's settings, as a reader copies them: the receiver-up runs use them
@@ -176,7 +172,7 @@ def test_receiver_up(mode: str, campaign: Campaign, record: Any) -> None:
     assert result.extra == 0, result  # the same events as the reference, whatever the mode
 
 
-@pytest.mark.parametrize("mode", [pytest.param("fork", marks=OUTBOX), "thread"])
+@pytest.mark.parametrize("mode", ["fork", "thread"])
 def test_batch_mode(mode: str, campaign: Campaign, record: Any) -> None:
     """``batch: {max_events: 100}`` (the example in docs/client.md): events wait in memory for a
     batch, and the provider's forked child ends with ``os._exit`` right after emitting."""
@@ -187,7 +183,6 @@ def test_batch_mode(mode: str, campaign: Campaign, record: Any) -> None:
     assert result.lost == 0, f"{result}\n{done.tail()}"
 
 
-@OUTBOX
 def test_receiver_down_then_replay(campaign: Campaign, record: Any) -> None:
     expected, _ = campaign.result("reference")
     received, done, replayed = campaign.result("test_receiver_down_then_replay")
@@ -197,7 +192,6 @@ def test_receiver_down_then_replay(campaign: Campaign, record: Any) -> None:
     assert replayed.returncode == 0, replayed.tail()
 
 
-@OUTBOX
 def test_receiver_down_then_a_later_run_finishes(campaign: Campaign, record: Any) -> None:
     expected, _ = campaign.result("reference")
     received, first, second = campaign.result("test_receiver_down_then_a_later_run_finishes")
