@@ -148,6 +148,69 @@ def test_batch_mode_with_the_backend_up_and_os_exit_loses_nothing(tmp_path: Path
     assert ledger.duplicates <= before < 109
 
 
+@pytest.mark.parametrize("mode", ["batch", "buffered"])
+def test_logging_shutdown_before_os_exit_sends_what_memory_held(mode: str, tmp_path: Path) -> None:
+    """The Airflow provider's forked child calls logging.shutdown() and then os._exit(0): olsdk
+    hands its queued events to the transport there, so a batch filling up is delivered."""
+    server = FaultServer()
+    spool = tmp_path / "spool.ndjson"
+    events = events_of(0, 12)
+    transport = (
+        {"type": "http", "url": server.url, "batch": {"max_events": 100, "linger": 30}}
+        if mode == "batch"
+        else {"type": "buffered", "transport": {"type": "http", "url": server.url}}
+    )
+    end = "import logging; logging.shutdown(); os._exit(0)"
+    try:
+        script = EMIT_AND_EXIT.format(transport=transport, spool=str(spool), end=end)
+        done = run_script(script, tmp_path, input="\n".join(json.dumps(e) for e in events))
+        assert done.returncode == 0, done.stderr
+        stored = server.events()
+    finally:
+        server.stop()
+    assert Ledger.count(events, stored).lost == 0 and len(stored) == len(events)
+    lines = [json.loads(line) for f in outbox_dir(spool).glob("*.ndjson") for line in f.read_text().splitlines()]
+    written, acked = (
+        {line["seq"] for line in lines if "event" in line},
+        {line["ack"] for line in lines if "ack" in line},
+    )
+    assert len(written) == len(events) and acked == written  # each acknowledged: no later process resends it
+
+
+def test_a_process_pool_worker_delivers_its_batch_when_the_pool_shuts_down(tmp_path: Path) -> None:
+    """The provider emits DAG run events from a ProcessPoolExecutor's worker, whose client is
+    made in the worker; the worker ends with os._exit after multiprocessing's finalizers."""
+    server = FaultServer()
+    events = events_of(0, 5)
+    config = {
+        "transport": {"type": "http", "url": server.url, "batch": {"max_events": 100, "linger": 30}},
+        "spool": {"path": str(tmp_path / "spool.ndjson")},
+    }
+    script = f"""
+        import json, sys
+        from concurrent.futures import ProcessPoolExecutor
+        CLIENT = None
+
+        def emit(line):
+            global CLIENT
+            from olsdk.client import OpenLineageClient
+            CLIENT = CLIENT or OpenLineageClient(config={config!r}, environ={{}})
+            CLIENT.emit(line)
+
+        if __name__ == "__main__":
+            with ProcessPoolExecutor(max_workers=1) as pool:
+                for line in sys.stdin:
+                    pool.submit(emit, line).result()
+    """
+    try:
+        done = run_script(script, tmp_path, input="\n".join(json.dumps(e) for e in events))
+        assert done.returncode == 0, done.stderr
+        stored = server.events()
+    finally:
+        server.stop()
+    assert Ledger.count(events, stored).lost == 0 and len(stored) == len(events)
+
+
 def test_a_run_split_across_dead_processes_is_finished_in_emit_order(tmp_path: Path) -> None:
     """START in one worker, COMPLETE in the next (Airflow's forked children): both die with
     the backend down; the later process delivers each run's events oldest first."""

@@ -75,6 +75,25 @@ def test_undeliverable_events_are_spooled_and_replayed(
     assert server.events == [json.loads(to_json(e)) for e in sent]
 
 
+def test_the_default_spool_is_where_olsdk_replay_looks(
+    free_port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None
+) -> None:
+    """Without a spool path the official client's olsdk transport spools under XDG_STATE_HOME,
+    as olsdk replay with no argument reads it, and ignores OPENLINEAGE_URL (already resolved)."""
+    from olsdk.client._spool import default_spool_path
+    from olsdk.compat import OlsdkTransport, OlsdkTransportConfig
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("OPENLINEAGE_URL", "http://127.0.0.1:9")
+    down = {"type": "http", "url": f"http://127.0.0.1:{free_port}", "retry": {"total": 0}}
+    transport = OlsdkTransport(OlsdkTransportConfig.from_dict({"type": COMPAT, "transport": down}))
+    try:
+        assert transport.client.spool.path == default_spool_path() == tmp_path / "state" / "olsdk" / "spool.ndjson"
+        assert transport.client.transport.url.startswith(f"http://127.0.0.1:{free_port}")
+    finally:
+        transport.close(5)
+
+
 def test_olsdk_reads_the_same_file_and_uses_the_inner_transport(server: LineageServer, tmp_path: Path) -> None:
     yml = write_yml(
         tmp_path / "ol.yml", {"transport": {"type": COMPAT, "transport": {"type": "http", "url": server.url}}}

@@ -32,6 +32,7 @@ import functools
 import json
 import logging
 import os
+import sys
 import threading
 import time
 import weakref
@@ -92,6 +93,47 @@ def _close_all_at_exit() -> None:
             client.close()
         except Exception:
             log.exception("closing the OpenLineage client at exit failed")
+
+
+class _FlushAtLoggingShutdown(logging.Handler):
+    """``logging.shutdown()`` flushes every handler ever made, attached or not. Programs that
+    end with ``os._exit`` call it first to keep their last log lines (the Airflow provider's
+    forked child does), and no exit hook runs after it: this handler, attached to no logger,
+    hands what olsdk's clients hold in memory (a batch filling up, a queue) to their
+    transports there, bounded by each client's ``close_timeout``. It does not close them
+    and leaves the relay's retries alone (those are in the outbox already)."""
+
+    def emit(self, record: logging.LogRecord) -> None:  # attached to no logger: never called
+        pass
+
+    def flush(self) -> None:
+        for client in list(_LIVE):
+            if client._closed or client.disabled or client._pid != os.getpid():
+                continue
+            try:
+                client.transport.flush(client.close_timeout)
+                if client.spool is not None:
+                    client.spool.flush()
+            except Exception:  # logging is shutting down: nothing to report through
+                pass
+
+
+_LOGGING_SHUTDOWN_HOOK = _FlushAtLoggingShutdown()
+_FINALIZED_IN: int | None = None  # the multiprocessing child whose exit closes the clients
+
+
+def _close_at_multiprocessing_exit() -> None:
+    """A multiprocessing child (a process pool's worker: the Airflow provider emits its DAG
+    run events from one) runs its finalizers and then ends with ``os._exit``, skipping
+    ``atexit``: the clients made in it are closed by a finalizer there."""
+    global _FINALIZED_IN
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is None or os.getpid() == _FINALIZED_IN or multiprocessing.parent_process() is None:
+        return
+    _FINALIZED_IN = os.getpid()
+    import multiprocessing.util
+
+    multiprocessing.util.Finalize(None, _close_all_at_exit, exitpriority=100)
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
@@ -220,6 +262,7 @@ class OpenLineageClient:
         if self.outbox is not None and settings.spool.finish and self.outbox.directory.is_dir():
             self.relay.start()  # segments of processes that are gone may wait there
         _LIVE.add(self)
+        _close_at_multiprocessing_exit()
 
     def _reset_after_fork(self) -> None:
         # a lock held by another thread at fork time would never be released in the child

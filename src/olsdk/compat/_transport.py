@@ -4,13 +4,16 @@ The official factory builds it as ``OlsdkTransport(OlsdkTransportConfig.from_dic
 Each event the official client emits (after its own enrichment: tags, environment
 variables, source code location, dataset reducing) is serialised with the official
 ``Serde`` and handed to an olsdk client that has only the section's ``transport``,
-``spool`` and ``error_policy``; it reads no environment variable and no file of its
-own, since the official client already resolved the configuration.
+``spool`` and ``error_policy``; it reads no configuration variable and no file of its
+own, since the official client already resolved the configuration. ``XDG_STATE_HOME``
+is the one variable it passes on: it places the default spool, where ``olsdk replay``
+looks for it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 import attr
@@ -65,7 +68,10 @@ class OlsdkTransport(Transport):
             code["spool"] = config.spool
         if config.error_policy is not None:
             code["error_policy"] = config.error_policy
-        self.client = OpenLineageClient(config=code, environ={})
+        # the spool's location, not configuration: without it the default spool would be
+        # ~/.local/state even where olsdk replay (which reads XDG_STATE_HOME) looks elsewhere
+        place = {"XDG_STATE_HOME": os.environ["XDG_STATE_HOME"]} if os.environ.get("XDG_STATE_HOME") else {}
+        self.client = OpenLineageClient(config=code, environ=place)
 
     def emit(self, event: Any) -> None:
         self.client.emit(Serde.to_json(event))
