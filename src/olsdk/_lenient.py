@@ -2,12 +2,14 @@
 
 Producers break the spec in small ways (a Spark `dataSource.uri` of `"file"`, a naive
 `eventTime`, a facet without `_producer`); a service reading a lineage topic must still
-read those events. This reader accepts every event whose *identity* is usable and keeps
-everything else as it was sent, so the event dumps back to the same JSON:
+read those events. This reader accepts every valid event, and every invalid one whose
+*identity* is usable, keeping everything else as it was sent, so the event dumps back to
+the same JSON:
 
 - identity: run events need `run.runId`, `job.namespace` and `job.name`; dataset events
   `dataset.namespace` and `dataset.name`; job events `job.namespace` and `job.name`;
-  each a non-empty string. Otherwise `olsdk.ValidationError` names the field.
+  each a non-empty string. Otherwise `olsdk.ValidationError` (the only exception this
+  reader raises) names the field.
 - a value that breaks its format (uuid, uri, date-time) stays the wire string, in its
   typed place (`facets.dataSource.uri == "file"` on a `DatasourceDatasetFacet`);
 - a missing required field (the top-level `schemaURL`, a facet's `_producer` or
@@ -37,8 +39,8 @@ from pydantic import ValidationError as PydanticValidationError
 from olsdk._exceptions import Problem, ValidationError, union_tag, without_other_forms
 from olsdk._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from olsdk._runtime import FacetContainer, _Format, _models_in
-from olsdk._spec import EVENT_CLASSES, event_kind
-from olsdk._strict import parse_strict
+from olsdk._spec import EVENT_CLASSES, EventKind, event_kind
+from olsdk._strict import _candidates, parse_strict
 from olsdk._wire import JSONProblem, check_data, decode
 
 __all__ = ["identity_problem", "parse_lenient"]
@@ -78,26 +80,53 @@ def _json_type(value: Any) -> str:
 
 def identity_problem(document: Any) -> Problem | None:
     """Why `document` (decoded JSON) has no usable identity, or None when it has one."""
+    return _identity(document)[1]
+
+
+_IDENTITY: dict[EventKind, tuple[tuple[str, str], ...]] = {
+    "run": (("run", "runId"), ("job", "namespace"), ("job", "name")),
+    "dataset": (("dataset", "namespace"), ("dataset", "name")),
+    "job": (("job", "namespace"), ("job", "name")),
+}
+
+
+def _identity(document: Any) -> tuple[EventKind | None, Problem | None]:
+    """The event kind to read `document` as, and why it has no usable identity (or None).
+
+    The kinds tried are the spec's oneOf branches whose required keys the document has
+    (`olsdk._strict._candidates`), in that order: `{"run": {...}, "dataset": {...}}`
+    (no `job`) is a DatasetEvent, whose identity is its dataset.
+    """
     if not isinstance(document, Mapping):
-        return Problem("", f"not a JSON object (a JSON {_json_type(document)})")
-    kind = event_kind(document)
-    if kind is None:
-        return Problem(
+        return None, Problem("", f"not a JSON object (a JSON {_json_type(document)})", document)
+    kinds = _candidates(dict(document))
+    primary = event_kind(document)
+    if primary is not None and primary not in kinds:
+        kinds.append(primary)
+    if not kinds:
+        return None, Problem(
             "",
             "not an OpenLineage event: no run, job or dataset "
             "(a RunEvent has 'run' and 'job', a DatasetEvent 'dataset', a JobEvent 'job')",
         )
-    required = {
-        "run": (("run", "runId"), ("job", "namespace"), ("job", "name")),
-        "dataset": (("dataset", "namespace"), ("dataset", "name")),
-        "job": (("job", "namespace"), ("job", "name")),
-    }[kind]
-    for owner, key in required:
+    first: Problem | None = None
+    for kind in kinds:
+        problem = _kind_identity_problem(document, kind)
+        if problem is None:
+            return kind, None
+        first = first or problem
+    return kinds[0], first
+
+
+def _kind_identity_problem(document: Mapping[str, Any], kind: EventKind) -> Problem | None:
+    for owner, key in _IDENTITY[kind]:
         holder = document.get(owner)
         if not isinstance(holder, Mapping):
-            return Problem(owner, "missing or not an object (needed to identify the event)")
+            return Problem(owner, "missing or not an object (needed to identify the event)", holder)
         if not _text(holder.get(key)):
-            return Problem(f"{owner}.{key}", "missing or not a non-empty string (needed to identify the event)")
+            return Problem(
+                f"{owner}.{key}", "missing or not a non-empty string (needed to identify the event)", holder.get(key)
+            )
     return None
 
 
@@ -110,15 +139,15 @@ def parse_lenient(data: str | bytes | bytearray | Mapping[str, Any]) -> Any:
             document = decode(data)
     except JSONProblem as exc:
         raise ValidationError([exc.problem]) from None
-    problem = identity_problem(document)
-    if problem is not None:
-        raise ValidationError([problem], title="unusable OpenLineage event")
-    try:
-        return parse_strict(document)
-    except ValidationError:
-        pass
-    kind = event_kind(document)
-    assert kind is not None  # identity_problem checked it
+    # A valid event is read as strict parsing reads it, whatever its identity looks like.
+    if isinstance(document, dict):
+        try:
+            return parse_strict(document)
+        except ValidationError:
+            pass
+    kind, problem = _identity(document)
+    if problem is not None or kind is None:
+        raise ValidationError([problem or Problem("", "not an OpenLineage event")], title="unusable OpenLineage event")
     return _Repair(EVENT_CLASSES[kind], document).run()
 
 
@@ -156,9 +185,15 @@ class _Repair:
         changed = False
         # Locations first: the repairs below change the working copy they are read from.
         located = [(self.json_loc(tuple(error["loc"])), error) for error in errors]
+        done: list[Loc] = []
         for loc, error in located:
             if loc is None:
                 return False
+            # A value one union member after another refused gives an error each (`x` is
+            # not an object, not a string, ...): the first repair of a place is the one.
+            if any(loc[: len(place)] == place for place in done):
+                continue
+            done.append(loc)
             facet = self.facet_of(loc, error)
             if facet is not None:
                 changed |= self.repair_in_facet(facet, loc, error)
@@ -173,8 +208,8 @@ class _Repair:
         for step in loc:
             if _has_step(node, step):
                 node = node[step]
-            elif union_tag(step):
-                continue  # pydantic names the union member it tried
+            elif union_tag(step) or (isinstance(step, str) and not isinstance(node, dict | list)):
+                continue  # pydantic names the union member it tried (`x.int`: `x` is no int)
             elif isinstance(node, dict) and isinstance(step, str):
                 out.append(step)  # a missing key: the last step
                 node = None

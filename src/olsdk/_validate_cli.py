@@ -7,13 +7,17 @@ files of any size. Each problem is printed as `file:line: path: rule`; a summary
 producer and by rule ends the report. `--format json` writes the same as JSON lines (one
 object per invalid event, then one `{"summary": ...}` object). `--lenient` also counts
 which invalid events `parse_event(..., strict=False)` still reads. A progress bar goes
-to standard error when that is a terminal. Exit status: 0 when every event is valid
-(with `--lenient`: readable), 1 otherwise, 2 for a path that does not exist.
+to standard error when that is a terminal. An empty (or whitespace-only) file is a
+problem. Only the spec's facets are checked unless `--facets MODULE` imports custom facet
+classes, which then check their keys as `olsdk.validate_event` does in a process that
+registered them. Exit status: 0 when every event is valid (with `--lenient`: readable),
+1 otherwise, 2 for a path or module that does not exist.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -49,6 +53,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="also count the invalid events the tolerant reader still reads; exit 1 only for unreadable ones",
     )
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
+    parser.add_argument(
+        "--facets",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE first: the custom facet classes it registers check their keys (repeatable)",
+    )
     parser.set_defaults(handler=run_validate)
 
 
@@ -78,11 +89,20 @@ class Item:
     document: Any = None
 
 
+# An empty file (or stdin) is no event file: reported, so that a truncated or never
+# written file does not pass as "0 events, all valid".
+EMPTY = "empty: no JSON in it (an event file holds one event, a list of events, or one event a line)"
+
+
 def _lines(label: str, stream: IO[bytes], progress: _Progress) -> Iterator[Item]:
+    empty = True
     for number, raw in enumerate(stream, start=1):
         progress.advance(len(raw))
         if raw.strip():
+            empty = False
             yield Item(f"{label}:{number}", raw)
+    if empty:
+        yield Item(label, None, JSONProblem(Problem("", EMPTY)))
 
 
 def _file_items(path: Path, progress: _Progress) -> Iterator[Item]:
@@ -184,6 +204,12 @@ def run_validate(args: argparse.Namespace, stdin: IO[bytes] | None = None, out: 
     except FileNotFoundError as exc:
         print(f"olsdk validate: error: {exc}", file=sys.stderr)
         return 2
+    for module in getattr(args, "facets", None) or ():
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            print(f"olsdk validate: error: --facets {module}: {exc}", file=sys.stderr)
+            return 2
     total = sum(p.stat().st_size for p in sources if isinstance(p, Path))
     progress = _Progress(0 if STDIN in sources else total, sys.stderr if sys.stderr.isatty() else None)
     tally = Tally()

@@ -114,3 +114,79 @@ def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     assert process.returncode == 0
     assert b"events" in stderr and b"%" in stderr  # the bar was drawn...
     assert b"events" in stdout and b"%]" not in stdout  # ...on standard error only
+
+
+@pytest.mark.parametrize("content", ["", "   \n\t\n", "\n"], ids=["empty", "whitespace", "newline"])
+@pytest.mark.parametrize("suffix", [".json", ".ndjson"])
+def test_an_empty_file_is_a_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, suffix: str
+) -> None:
+    path = tmp_path / f"events{suffix}"
+    path.write_text(content)
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: (event): empty: no JSON in it" in out
+    assert "1 events: 0 valid, 1 invalid" in out
+
+
+def test_empty_standard_input_is_a_problem() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "olsdk._cli", "validate", "--format", "json", "-"],
+        input="\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    first = json.loads(result.stdout.splitlines()[0])
+    assert first["location"] == "<stdin>"
+    assert first["problems"][0]["rule"].startswith("empty: ")
+
+
+def spark_details_event() -> dict[str, object]:
+    # Valid against the spec (an unknown run facet is checked as a RunFacet), but the Java
+    # agent's facet class, when registered, wants applicationId as a string.
+    event = json.loads(json.dumps(VALID[0].document))
+    event["run"]["facets"]["spark_applicationDetails"] = {
+        "_producer": "https://github.com/OpenLineage/OpenLineage/tree/1.40.0/integration/spark",
+        "_schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet",
+        "applicationId": 12345,
+    }
+    return event
+
+
+def test_validate_imports_no_integration_so_its_verdict_is_validate_events(tmp_path: Path) -> None:
+    # `olsdk validate` in a fresh process: the spec alone, as olsdk.validate_event in a process
+    # that registered nothing; the Spark integration (which registers the agent's facets) and
+    # the client stay unimported.
+    path = tmp_path / "spark.ndjson"
+    path.write_text(json.dumps(spark_details_event()) + "\n")
+    probe = (
+        "import sys, olsdk; from olsdk._cli import main; rc = main(['validate', '--quiet', sys.argv[1]]); "
+        "print(rc, olsdk.validate_event(open(sys.argv[1]).read()), "
+        "sorted(m for m in sys.modules if m.startswith(('olsdk.spark', 'olsdk.client', 'pyspark'))))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "0 [] []"
+
+
+def test_facets_option_imports_custom_facet_classes_that_then_check_their_keys(tmp_path: Path) -> None:
+    path = tmp_path / "spark.ndjson"
+    path.write_text(json.dumps(spark_details_event()) + "\n")
+
+    def olsdk_validate(*args: str) -> subprocess.CompletedProcess[str]:
+        # A fresh process each: registration happens when a module is first imported.
+        command = [sys.executable, "-m", "olsdk._cli", "validate", *args, str(path)]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+    assert olsdk_validate().returncode == 0
+    registered = olsdk_validate("--facets", "olsdk.spark.agent_facets")
+    assert registered.returncode == 1, registered.stderr
+    assert f"{path}:1: run.facets.spark_applicationDetails.applicationId: must be string" in registered.stdout
+    missing = olsdk_validate("--facets", "no_such_module_here")
+    assert missing.returncode == 2
+    assert "--facets no_such_module_here" in missing.stderr
