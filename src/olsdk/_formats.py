@@ -12,9 +12,14 @@ both ends anchored.
   IPvFuture literals in brackets. `file:/tmp/x` and `urn:x` are URIs; `file` and
   `bigquery` (the Spark agent's `dataSource.uri`) and anything with a space are not.
 - **date-time** (RFC 3339 `date-time`): a real calendar date (months, days of the month,
-  29 February in leap years only), hour 00-23, minute 00-59, second 00-60 (60 for a
-  leap second, at any minute: RFC 3339's grammar), optional fraction, and `Z` or an
-  offset within +-23:59; `T` and `Z` in either case.
+  29 February in leap years only), hour 00-23, minute 00-59, second 00-59, optional
+  fraction, and `Z` or an offset within +-23:59; `T` and `Z` in either case. Second 60
+  is a leap second, the last second of a UTC day: only where the time less the offset
+  is 23:59 (`23:59:60Z`, `15:59:60-08:00`; not `12:30:60Z`), as RFC 3339 section 5.7
+  and the JSON-Schema-Test-Suite have it. A pattern cannot say that in a few lines (the
+  offset and the local time must add up), so the leap-second pattern matches second 60
+  at any time and `is_leap_second` checks the minute; the engines run that check only
+  for the rare value with second 60.
 """
 
 from __future__ import annotations
@@ -22,7 +27,17 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["DATETIME_PATTERN", "FORMAT_PATTERNS", "FORMAT_RULES", "URI_PATTERN", "UUID_PATTERN", "matches"]
+__all__ = [
+    "DATETIME_LEAP_PATTERN",
+    "DATETIME_NO_LEAP_PATTERN",
+    "DATETIME_PATTERN",
+    "FORMAT_PATTERNS",
+    "FORMAT_RULES",
+    "URI_PATTERN",
+    "UUID_PATTERN",
+    "is_leap_second",
+    "matches",
+]
 
 _HEX = "[0-9A-Fa-f]"
 
@@ -75,19 +90,38 @@ def _uri_pattern() -> str:
 URI_PATTERN: Final = _uri_pattern()
 
 
-def _datetime_pattern() -> str:
+def _datetime_pattern(second: str) -> str:
     day_31 = "(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
     day_30 = "(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
     day_28 = "02-(?:0[1-9]|1[0-9]|2[0-8])"
     # Leap years: divisible by 4 and not by 100, or divisible by 400.
     leap_year = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)"
     date = f"(?:[0-9]{{4}}-(?:{day_31}|{day_30}|{day_28})|{leap_year}-02-29)"
-    time = "(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?"
+    time = f"(?:[01][0-9]|2[0-3]):[0-5][0-9]:{second}(?:\\.[0-9]+)?"
     offset = "(?:[Zz]|[+\\-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
     return f"^{date}[Tt]{time}{offset}$"
 
 
-DATETIME_PATTERN: Final = _datetime_pattern()
+DATETIME_PATTERN: Final = _datetime_pattern("(?:[0-5][0-9]|60)")
+"""RFC 3339's grammar: second 60 at any time (`is_leap_second` then checks the minute)."""
+DATETIME_NO_LEAP_PATTERN: Final = _datetime_pattern("[0-5][0-9]")
+"""Every date-time but a leap second: what the engines check first."""
+DATETIME_LEAP_PATTERN: Final = _datetime_pattern("60")
+"""The grammar with second 60: a leap second if `is_leap_second` says so."""
+
+_LEAP_TIME = re.compile(r"[Tt]([0-9]{2}):([0-9]{2}):60(?:\.[0-9]+)?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))\Z")
+
+
+def is_leap_second(value: str) -> bool:
+    """Whether `value`, a date-time with second 60, is at 23:59:60 UTC (the offset taken off)."""
+    found = _LEAP_TIME.search(value)
+    if found is None:
+        return False
+    hour, minute = int(found[1]), int(found[2])
+    offset = 0
+    if found[3] is not None:
+        offset = (int(found[4]) * 60 + int(found[5])) * (1 if found[3] == "+" else -1)
+    return (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
 
 FORMAT_PATTERNS: Final = {"uuid": UUID_PATTERN, "uri": URI_PATTERN, "date-time": DATETIME_PATTERN}
 """JSON Schema format name -> its exact pattern."""
@@ -101,9 +135,16 @@ FORMAT_RULES: Final = {
 }
 """Pattern -> the rule a user reads when a value breaks it."""
 
-_COMPILED: Final = {pattern: re.compile(pattern.removesuffix("$") + r"\Z") for pattern in FORMAT_RULES}
+_COMPILED: Final = {
+    pattern: re.compile(pattern.removesuffix("$") + r"\Z") for pattern in [*FORMAT_RULES, DATETIME_NO_LEAP_PATTERN]
+}
 
 
 def matches(pattern: str, value: object) -> bool:
-    """Whether `value` is a string that `pattern` (one of the format patterns) accepts."""
-    return isinstance(value, str) and _COMPILED[pattern].match(value) is not None
+    """Whether `value` is a string of the format `pattern` names (one of the format
+    patterns; a date-time with second 60 must be a leap second)."""
+    if not isinstance(value, str) or _COMPILED[pattern].match(value) is None:
+        return False
+    if pattern != DATETIME_PATTERN or _COMPILED[DATETIME_NO_LEAP_PATTERN].match(value) is not None:
+        return True
+    return is_leap_second(value)

@@ -11,7 +11,8 @@ the strict parser implements:
   under a job or dataset facet key is checked as the base facet (job and dataset
   facets are the ones the spec lets be deleted);
 - `format`s become olsdk's exact patterns (`olsdk._formats`), the same the parser
-  checks, so both read `2024-02-30T...` and `file` alike;
+  checks, so both read `2024-02-30T...` and `file` alike; a date-time with second 60
+  is a leap second only at 23:59:60 UTC (a Python check, run for those values only);
 - the event kinds' `oneOf` is decided the way `parse_event` decides it, so a problem is
   reported where it is (`run.runId`), not as "matches no branch" at the root.
 
@@ -32,7 +33,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from olsdk import _registry
 from olsdk._exceptions import Problem, ValidationError
-from olsdk._formats import FORMAT_PATTERNS, FORMAT_RULES
+from olsdk._formats import DATETIME_PATTERN, FORMAT_PATTERNS, FORMAT_RULES, is_leap_second
 from olsdk._spec import ENTITIES, EVENT_CLASSES, EventKind, event_kind
 from olsdk._strict import _candidates
 from olsdk._wire import JSONProblem, check_data, decode
@@ -81,7 +82,12 @@ class _Engine:
         registry = jsonschema_rs.Registry(list(documents.items()))
         # One validator per event kind: `problems` decides the spec's oneOf itself.
         self.by_kind = {
-            kind: jsonschema_rs.Draft202012Validator({"$ref": f"{core_id}#/$defs/{cls.__name__}"}, registry=registry)
+            kind: jsonschema_rs.Draft202012Validator(
+                {"$ref": f"{core_id}#/$defs/{cls.__name__}"},
+                registry=registry,
+                formats={LEAP_SECOND_FORMAT: is_leap_second},
+                validate_formats=True,
+            )
             for kind, cls in EVENT_CLASSES.items()
         }
         self.registered = registered
@@ -156,6 +162,9 @@ def _engine_for(registered: frozenset[tuple[str, str]]) -> _Engine:
 
 # ---------------------------------------------------------------- the schema rewrite
 
+# The custom format jsonschema-rs calls for a date-time with second 60.
+LEAP_SECOND_FORMAT = "olsdk-leap-second"
+
 
 def _exact_documents(documents: Mapping[str, Any]) -> dict[str, Any]:
     """The spec's documents rewritten into what the strict parser checks (see module doc)."""
@@ -208,6 +217,11 @@ def _exact_documents(documents: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(fmt, str) and fmt in FORMAT_PATTERNS and result.get("type") == "string":
             del result["format"]
             result["pattern"] = FORMAT_PATTERNS[fmt]
+            if fmt == "date-time":
+                # Second 60 (the pattern allows it at any time) must be 23:59:60 UTC:
+                # checked in Python, for the rare value that has it.
+                result["if"] = {"pattern": ":60"}
+                result["then"] = {"format": LEAP_SECOND_FORMAT}
         return result
 
     return {doc_id: walk(doc) for doc_id, doc in out.items()}
@@ -237,6 +251,8 @@ def _problem(error: Any, document: Any) -> Problem:
         return Problem(_join(path, str(kind.property)), "required field missing")
     if name == "Pattern":
         return Problem(path, FORMAT_RULES.get(kind.pattern, f"does not match the pattern {kind.pattern!r}"), None)
+    if name == "Format" and getattr(kind, "format", None) == LEAP_SECOND_FORMAT:
+        return Problem(path, FORMAT_RULES[DATETIME_PATTERN], None)
     rules: dict[str, Callable[[], str]] = {
         "Type": lambda: f"must be {_types(kind)}",
         "Enum": lambda: f"must be one of {', '.join(map(repr, kind.options))}",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import decimal
 import functools
 import json
 import re
@@ -19,7 +20,7 @@ import rfc3986_validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from olsdk._runtime import UUID_PATTERN
+from olsdk._formats import UUID_PATTERN
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_DIR = ROOT / "spec"
@@ -42,16 +43,69 @@ def core() -> dict[str, Any]:
 
 
 @functools.cache
-def registry() -> Registry:
-    resources = [
-        (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012)) for doc in schema_files().values()
-    ]
+def registry(olsdk_limits: bool = False) -> Registry:
+    """The spec's documents by `$id`; with `olsdk_limits`, as olsdk's documented limits
+    narrow them (`with_olsdk_limits`)."""
+    documents = schema_files().values()
+    if olsdk_limits:
+        documents = [with_olsdk_limits(doc) for doc in documents]
+    resources = [(doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012)) for doc in documents]
     return Registry().with_resources(resources)
 
 
-def validator_for(file_id: str, def_name: str | None = None) -> jsonschema.Draft202012Validator:
+# A `number` field holds a 64-bit double: a decimal from 2**1024 - 2**970 on (the largest
+# double plus half a unit in the last place) rounds to infinity. olsdk refuses it there
+# (docs/reading-events.md, "Numbers"); integers and free-form values keep any size.
+DOUBLE_LIMIT = 2**1024 - 2**970
+
+
+def with_olsdk_limits(node: Any) -> Any:
+    """A schema document with every `number` type bounded to what a double holds."""
+    if isinstance(node, list):
+        return [with_olsdk_limits(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: with_olsdk_limits(value) for key, value in node.items()}
+    if out.get("type") == "number":
+        out.setdefault("exclusiveMaximum", DOUBLE_LIMIT)
+        out.setdefault("exclusiveMinimum", -DOUBLE_LIMIT)
+    return out
+
+
+def loads_exact(text: str | bytes) -> Any:
+    """JSON text -> Python data with every number exact: a number written with a fraction
+    or an exponent becomes a `decimal.Decimal` of the very value written (`1e-400` is not
+    0.0, `1E+308` is 10**308), so the yardstick judges numbers as JSON Schema does, not
+    as doubles. `NaN`/`Infinity` are refused (not JSON)."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_float=decimal.Decimal, parse_constant=refuse)
+
+
+def _is_integer(_checker: Any, instance: Any) -> bool:
+    # JSON Schema: a number with a zero fractional part, exactly (1.0 and 1e2 are integers).
+    if isinstance(instance, bool):
+        return False
+    if isinstance(instance, int):
+        return True
+    if isinstance(instance, float):
+        return instance.is_integer()
+    if isinstance(instance, decimal.Decimal):
+        return instance.is_finite() and instance == instance.to_integral_value()
+    return False
+
+
+_Validator: Any = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+
+
+def validator_for(file_id: str, def_name: str | None = None) -> Any:
     ref = file_id if def_name is None else f"{file_id}#/$defs/{def_name}"
-    return jsonschema.Draft202012Validator({"$ref": ref}, registry=registry(), format_checker=_format_checker())
+    return _Validator({"$ref": ref}, registry=registry(), format_checker=_format_checker())
 
 
 def assert_valid(document: Any, file_id: str, def_name: str | None = None) -> None:
@@ -59,7 +113,7 @@ def assert_valid(document: Any, file_id: str, def_name: str | None = None) -> No
     assert not errors, "\n".join(f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:10])
 
 
-def event_validator() -> jsonschema.Draft202012Validator:
+def event_validator() -> Any:
     return validator_for(core()["$id"])
 
 
@@ -119,13 +173,15 @@ def inline(file_id: str, def_name: str, max_repeats: int = 1) -> dict[str, Any]:
 #   deletion marker (`"_deleted": true`) where the entity's base facet declares
 #   `_deleted` (job and dataset facets): the core's base facet check is all it gets;
 # - formats are checked: uuid, uri (RFC 3986 URI), date-time (RFC 3339, real calendar,
-#   second up to 60, offset within +-23:59).
+#   offset within +-23:59, second 60 only as the leap second 23:59:60 UTC);
+# - numbers are exact: read with `loads_exact`, `integer` is a number whose fractional
+#   part is zero (`1e-400` is not, `1E+308` is).
 # Errors are reported as (JSON path, keyword) with the path of a missing property ending
 # in the property, and one-branch `anyOf`s (the core's facet maps) and the root `oneOf`
 # (by the branch of the event's kind) replaced by their branch's errors.
 
 _DATE_TIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))", re.ASCII
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))", re.ASCII
 )
 _HEX = frozenset("0123456789abcdefABCDEF")
 
@@ -162,7 +218,15 @@ def is_date_time(value: object) -> bool:
         return False
     if hour > 23 or minute > 59 or second > 60:
         return False
-    return match[7] is None or (int(match[7]) <= 23 and int(match[8]) <= 59)
+    offset = 0
+    if match[7] is not None:
+        offset_hour, offset_minute = int(match[8]), int(match[9])
+        if offset_hour > 23 or offset_minute > 59:
+            return False
+        offset = (offset_hour * 60 + offset_minute) * (1 if match[7] == "+" else -1)
+    # A leap second is the last second of a UTC day: 23:59:60 once the offset is taken
+    # off (the JSON-Schema-Test-Suite: 23:59:60Z and 15:59:60-08:00 valid, 23:58:60Z not).
+    return second < 60 or (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
 
 
 def _format_checker() -> jsonschema.FormatChecker:
@@ -210,15 +274,16 @@ def facet_file_defs() -> dict[tuple[str, str], tuple[str, str]]:
 
 
 @functools.cache
-def _exact_validators() -> tuple[Any, dict[str, Any], dict[tuple[str, str], Any]]:
+def _exact_validators(olsdk_limits: bool = False) -> tuple[Any, dict[str, Any], dict[tuple[str, str], Any]]:
     checker = _format_checker()
-    cls = jsonschema.Draft202012Validator
-    root = cls({"$ref": core()["$id"]}, registry=registry(), format_checker=checker)
+    cls = _Validator
+    documents = registry(olsdk_limits)
+    root = cls({"$ref": core()["$id"]}, registry=documents, format_checker=checker)
     kinds = {
-        k: cls({"$ref": f"{core()['$id']}#/$defs/{k}"}, registry=registry(), format_checker=checker) for k in _KINDS
+        k: cls({"$ref": f"{core()['$id']}#/$defs/{k}"}, registry=documents, format_checker=checker) for k in _KINDS
     }
     facets = {
-        place: cls({"$ref": f"{file_id}#/$defs/{name}"}, registry=registry(), format_checker=checker)
+        place: cls({"$ref": f"{file_id}#/$defs/{name}"}, registry=documents, format_checker=checker)
         for place, (file_id, name) in facet_file_defs().items()
     }
     return root, kinds, facets
@@ -307,9 +372,10 @@ def _facet_maps(document: dict[str, Any], kind: str) -> list[tuple[str, str, Any
     return maps
 
 
-def exact_errors(document: Any) -> set[tuple[str, str]]:
-    """(path, JSON Schema keyword) of every way `document` breaks the contract above."""
-    root, kinds, facet_validators = _exact_validators()
+def exact_errors(document: Any, *, olsdk_limits: bool = False) -> set[tuple[str, str]]:
+    """(path, JSON Schema keyword) of every way `document` breaks the contract above
+    (with `olsdk_limits`: and olsdk's documented limits, `with_olsdk_limits`)."""
+    root, kinds, facet_validators = _exact_validators(olsdk_limits)
     if not isinstance(document, dict):
         return {("", "type")}
     errors: list[Any] = []

@@ -26,7 +26,15 @@ DATE_TIMES = {
     "2024-00-10T10:00:00Z": False,
     "2024-01-01T25:00:00Z": False,
     "2024-01-01T23:60:00Z": False,
-    "2024-01-01T23:59:60Z": True,  # leap second
+    "2024-01-01T23:59:60Z": True,  # leap second: the last second of a UTC day
+    "1998-12-31T15:59:60.123-08:00": True,  # 23:59:60 UTC (the JSON-Schema-Test-Suite's cases)
+    "1998-12-31T01:29:60+01:30": True,
+    "1998-12-31T00:29:60-23:30": True,
+    "1998-12-31T23:29:60+23:30": True,
+    "1998-12-31T23:58:60Z": False,  # a leap second at the wrong minute...
+    "1998-12-31T22:59:60Z": False,  # ...or hour
+    "2026-11-20T12:30:60Z": False,
+    "1998-12-31T23:59:60+01:00": False,  # 22:59:60 UTC
     "2024-01-01T23:59:61Z": False,
     "2024-01-01T10:00:00+23:59": True,
     "2024-01-01T10:00:00+24:00": False,

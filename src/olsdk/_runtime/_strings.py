@@ -17,7 +17,15 @@ from pydantic import GetCoreSchemaHandler
 from pydantic_core import CoreSchema, PydanticCustomError
 from pydantic_core import core_schema as cs
 
-from olsdk._formats import DATETIME_PATTERN, FORMAT_RULES, URI_PATTERN, UUID_PATTERN
+from olsdk._formats import (
+    DATETIME_LEAP_PATTERN,
+    DATETIME_NO_LEAP_PATTERN,
+    DATETIME_PATTERN,
+    FORMAT_RULES,
+    URI_PATTERN,
+    UUID_PATTERN,
+    is_leap_second,
+)
 
 __all__ = [
     "FILLED_ON_CONSTRUCTION",
@@ -42,7 +50,7 @@ class _Format:
         self.python_type = python_type
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        checked = cs.str_schema(pattern=self.pattern, strict=True)
+        checked = _checked_string(self.pattern)
         if self.python_type is None:
             return checked
         convert = _from_uuid if self.python_type is _uuid.UUID else _from_datetime
@@ -60,6 +68,28 @@ class _Format:
 
     def __repr__(self) -> str:
         return f"_Format({FORMAT_RULES[self.pattern]!r})"
+
+
+def _checked_string(pattern: str) -> CoreSchema:
+    if pattern != DATETIME_PATTERN:
+        return cs.str_schema(pattern=pattern, strict=True)
+    # A date-time: every one but a leap second by the first pattern, in Rust; second 60
+    # only at 23:59:60 UTC, which takes the offset's arithmetic (`_formats.is_leap_second`).
+    leap_second = cs.no_info_after_validator_function(
+        _leap_second, cs.str_schema(pattern=DATETIME_LEAP_PATTERN, strict=True)
+    )
+    return cs.union_schema(
+        [cs.str_schema(pattern=DATETIME_NO_LEAP_PATTERN, strict=True), leap_second],
+        mode="left_to_right",
+        custom_error_type="string_format",
+        custom_error_message=FORMAT_RULES[DATETIME_PATTERN],
+    )
+
+
+def _leap_second(value: str) -> str:
+    if not is_leap_second(value):
+        raise PydanticCustomError("string_format", FORMAT_RULES[DATETIME_PATTERN])
+    return value
 
 
 # What a Python caller may pass besides the string, as the error message says it.
