@@ -8,6 +8,8 @@ as they were before the tree existed, so existing `except ValueError` code still
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._formats import FORMAT_RULES
+from olsdk._secrets import MASK, is_secret_key, scrub
 
 # Exceptions users catch name the module they import them from (`olsdk.ConfigError`, not
 # `olsdk._exceptions.ConfigError`) in tracebacks and reprs; pickling finds them there too.
@@ -31,12 +34,44 @@ class OlsdkError(Exception):
 
 @dataclass(frozen=True)
 class Problem:
+    """One way an event breaks the spec: where (`path`), which rule, and the value found
+    there (`value`; None for a missing field). `str(problem)` shows the value too, as
+    compact JSON cut to `SHOWN_VALUE_LIMIT` characters, secrets masked."""
+
     path: str  # e.g. "run.facets.parent.run.runId", "inputs[0].name"
     rule: str  # e.g. "not a UUID", "required field missing"
     value: Any = None
 
     def __str__(self) -> str:
-        return f"{self.path or '(event)'}: {self.rule}"
+        text = f"{self.path or '(event)'}: {self.rule}"
+        shown = self.shown_value()
+        return text if shown is None else f"{text}, got {shown}"
+
+    def shown_value(self) -> str | None:
+        """The value as a problem shows it, or None when there is none to show."""
+        if self.value is None and not self.rule.startswith("must be"):
+            return None  # a missing field, a problem of the whole event: no value to show
+        return shown_value(self.value, self.path)
+
+
+SHOWN_VALUE_LIMIT = 80
+"""How many characters of a value a problem shows."""
+
+
+def shown_value(value: Any, path: str = "") -> str:
+    """`value` as compact JSON for a message: never a secret (a value under a secret-looking
+    key is `***`; URL passwords and credentials inside are masked), cut to a sensible length."""
+    key = re.split(r"[.\[]", path)[-1] if path else ""
+    if key and is_secret_key(key):
+        return MASK
+    if isinstance(value, float) and not math.isfinite(value):
+        text = "a number beyond the range of a 64-bit double" if value == value else "NaN"
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+        except ValueError:  # a structure that refers to itself
+            text = repr(value)
+    return scrub(text, limit=SHOWN_VALUE_LIMIT)
 
 
 # A validator's own name in a location: `function-after[<check>(), LineageJobEntry]`,
@@ -80,9 +115,36 @@ def _rule(error: Any) -> str:
         return f"not valid JSON ({ctx.get('error', '')})"
     if kind == "value_error":
         return str(ctx.get("error", error["msg"]))
-    if kind.endswith("_type"):
-        return f"must be {kind[: -len('_type')].replace('_', ' ')}; {error['msg'][0].lower()}{error['msg'][1:]}"
-    return str(error["msg"])
+    if kind in _JSON_TYPES:
+        return f"must be {_JSON_TYPES[kind]}"
+    if kind in ("finite_number", "float_parsing"):
+        return DOUBLE_RULE
+    message = str(error["msg"])
+    # Anything else pydantic words as "Input should be ...": the rule in the spec's terms.
+    if message.startswith("Input should be "):
+        return "must be " + message.removeprefix("Input should be ")
+    return message
+
+
+# pydantic's error types -> JSON Schema's type names (the spec's words).
+_JSON_TYPES = {
+    "string_type": "string",
+    "int_type": "integer",
+    "int_from_float": "integer",
+    "int_parsing": "integer",
+    "float_type": "number",
+    "bool_type": "boolean",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+    "dataclass_type": "object",
+    "is_instance_of": "object",
+    "list_type": "array",
+    "none_required": "null",
+}
+
+DOUBLE_RULE = "must be a number within the range of a 64-bit double (about ±1.8e308), which olsdk holds it as"
+"""olsdk's documented number limit (docs/reading-events.md, "Numbers")."""
 
 
 OTHER_FORM = "olsdk_other_form"

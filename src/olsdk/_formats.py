@@ -123,6 +123,7 @@ def is_leap_second(value: str) -> bool:
         offset = (int(found[4]) * 60 + int(found[5])) * (1 if found[3] == "+" else -1)
     return (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
 
+
 FORMAT_PATTERNS: Final = {"uuid": UUID_PATTERN, "uri": URI_PATTERN, "date-time": DATETIME_PATTERN}
 """JSON Schema format name -> its exact pattern."""
 

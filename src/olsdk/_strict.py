@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Discriminator, Tag, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._exceptions import Problem, ValidationError
+from olsdk._runtime import PYTHON_FORMS
 from olsdk._spec import EVENT_CLASSES, EventKind, event_kind
 from olsdk._wire import JSONProblem, check_data, decode
 from olsdk.models import DatasetEvent, JobEvent, RunEvent
@@ -51,13 +52,30 @@ def parse_strict(data: str | bytes | bytearray | Mapping[str, Any], *, run_event
     if isinstance(data, Mapping):
         _check_data(data)
     try:
-        event = _validate(data, run_event_tried=run_event_tried)
-    except PydanticValidationError as exc:
-        return _parse_after_error(data, exc)
-    if type(event) is DatasetEvent and event.__pydantic_extra__ and "job" in event.__pydantic_extra__:
-        # `dataset` and `job` together: the spec's oneOf also tries the JobEvent branch.
-        return _one_of(_document(data), first_error=None)
+        try:
+            event = _validate(data, run_event_tried=run_event_tried)
+        except PydanticValidationError as exc:
+            return _parse_after_error(data, exc)
+        if type(event) is DatasetEvent and event.__pydantic_extra__ and "job" in event.__pydantic_extra__:
+            # `dataset` and `job` together: the spec's oneOf also tries the JobEvent branch.
+            return _one_of(_document(data), first_error=None)
+    except ValidationError as exc:
+        if isinstance(data, str | bytes | bytearray):
+            raise _json_words(exc) from None
+        raise
     return event
+
+
+def _json_words(exc: ValidationError) -> ValidationError:
+    """The problems of JSON text without what only a Python caller may pass instead
+    ("..., or a datetime with a time zone"): the slow path checks the decoded document."""
+    problems = []
+    for problem in exc.problems:
+        rule = problem.rule
+        for python_form in PYTHON_FORMS.values():
+            rule = rule.removesuffix(python_form)
+        problems.append(Problem(problem.path, rule, problem.value))
+    return ValidationError(problems, exc.title)
 
 
 def _validate(data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tried: bool = False) -> Event:

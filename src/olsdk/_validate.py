@@ -141,7 +141,7 @@ class _Engine:
                 except PydanticValidationError as exc:
                     where = f"{path}.{key}"
                     for problem in ValidationError.from_pydantic(exc, model=facet_class).problems:
-                        rule = f"{problem.rule} (registered class {facet_class.__name__})"
+                        rule = f"{problem.rule} (the facet class registered for this key)"
                         problems.append(Problem(_join(where, problem.path), rule, problem.value))
         return problems
 
@@ -247,12 +247,13 @@ def _problem(error: Any, document: Any) -> Problem:
     kind = error.kind
     name = type(kind).__name__
     path = _path(_with_empty_keys(document, list(error.instance_path), error.instance))
+    value = error.instance
     if name == "Required":
         return Problem(_join(path, str(kind.property)), "required field missing")
     if name == "Pattern":
-        return Problem(path, FORMAT_RULES.get(kind.pattern, f"does not match the pattern {kind.pattern!r}"), None)
+        return Problem(path, FORMAT_RULES.get(kind.pattern, f"does not match the pattern {kind.pattern!r}"), value)
     if name == "Format" and getattr(kind, "format", None) == LEAP_SECOND_FORMAT:
-        return Problem(path, FORMAT_RULES[DATETIME_PATTERN], None)
+        return Problem(path, FORMAT_RULES[DATETIME_PATTERN], value)
     rules: dict[str, Callable[[], str]] = {
         "Type": lambda: f"must be {_types(kind)}",
         "Enum": lambda: f"must be one of {', '.join(map(repr, kind.options))}",
@@ -264,9 +265,9 @@ def _problem(error: Any, document: Any) -> Problem:
     }
     rule = rules.get(name)
     try:
-        return Problem(path, rule() if rule is not None else str(error.message))
+        return Problem(path, rule() if rule is not None else str(error.message), value)
     except AttributeError:  # an older jsonschema-rs without that attribute: its own words
-        return Problem(path, str(error.message))
+        return Problem(path, str(error.message), value)
 
 
 def _with_empty_keys(document: Any, parts: list[Any], instance: Any) -> list[Any]:

@@ -264,14 +264,22 @@ def _report(
         record: dict[str, Any] = {
             "location": location,
             "producer": producer,
-            "problems": [{"path": p.path, "rule": p.rule} for p in problems],
+            "problems": [_problem_record(p) for p in problems],
         }
         if unreadable is not None:
             record["readable_leniently"] = not unreadable
         out.write(json.dumps(record) + "\n")
         return
     for problem in problems:
-        out.write(f"{location}: {problem.path or '(event)'}: {problem.rule}\n")
+        out.write(f"{location}: {problem}\n")
+
+
+def _problem_record(problem: Problem) -> dict[str, str]:
+    record = {"path": problem.path, "rule": problem.rule}
+    shown = problem.shown_value()
+    if shown is not None:
+        record["got"] = shown  # the value as printed: cut, secrets masked
+    return record
 
 
 def _summary(out: TextIO, tally: Tally, lenient: bool, as_json: bool) -> None:

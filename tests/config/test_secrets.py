@@ -74,7 +74,7 @@ def test_secret_looking_header_names_in_any_case() -> None:
 
 def test_scrub_removes_credentials_servers_echo_and_cuts_long_reasons() -> None:
     from olsdk._config import scrub
-    from olsdk._config._secrets import basic_token
+    from olsdk._secrets import basic_token
 
     token = basic_token("user", "pw")
     reason = f"HTTP 401: denied for Basic {token}, bearer abc.def, X-Api-Key: k-1; echo of pw and {token}"
@@ -88,7 +88,7 @@ def test_scrub_removes_credentials_servers_echo_and_cuts_long_reasons() -> None:
 
 def test_secret_values_collects_keys_urls_and_basic_tokens() -> None:
     from olsdk._config import secret_values
-    from olsdk._config._secrets import basic_token
+    from olsdk._secrets import basic_token
 
     config = {"transport": {"url": "http://u:p%40ss@h", "auth": {"apiKey": "K"}, "custom_headers": {"X-Token": "T"}}}
     found = secret_values(config)

@@ -120,7 +120,7 @@ def test_deletion_markers_are_typed_by_the_models_validator_alone() -> None:
     with pytest.raises(olsdk.ValidationError) as refused:
         olsdk.parse_event(lacking)
     assert [str(p) for p in refused.value.problems] == [
-        "job.facets.custom_x: lacks '_producer', which every facet must have (JobFacet)"
+        "job.facets.custom_x: lacks '_producer', which every facet must have (JobFacet), got {\"_deleted\":true}"
     ]
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, RootModel, StringConstraints
 
 import olsdk.models as models
+from olsdk._formats import DATETIME_NO_LEAP_PATTERN, DATETIME_PATTERN
 from olsdk._records import OLRecord
 from olsdk._runtime import FacetContainer
 
@@ -36,6 +37,9 @@ def _string(metadata: list[Any]) -> st.SearchStrategy[str]:
         pattern = (
             getattr(item, "pattern", None) if isinstance(item, StringConstraints) or hasattr(item, "pattern") else None
         )
+        if pattern == DATETIME_PATTERN:
+            # The pattern allows second 60 at any time; a leap second is 23:59:60 UTC only.
+            return st.from_regex(DATETIME_NO_LEAP_PATTERN, fullmatch=True) | st.just("2016-12-31T23:59:60Z")
         if isinstance(pattern, str):
             return st.from_regex(pattern, fullmatch=True)
     return TEXT

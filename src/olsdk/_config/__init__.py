@@ -6,7 +6,8 @@ section stays a mapping here and ``olsdk.transports`` parses it).
 
 * ``_engine``: dataclass settings filled from YAML, environment variables or code,
   with one set of rules (key spelling, coercion, errors naming key and source);
-* ``_secrets``: masking for reprs, logs and ``olsdk config show``;
+* ``olsdk._secrets`` (a leaf below the readers): masking for reprs, logs and
+  ``olsdk config show``;
 * ``_settings``: the validated shape of ``openlineage.yml`` (``ClientSettings``);
 * ``_load``: file lookup, environment variables, precedence, origins.
 """
@@ -36,7 +37,6 @@ from olsdk._config._load import (
     near_misses,
     url_shorthand,
 )
-from olsdk._config._secrets import install_log_masking, is_secret_key, mask_url, masked, scrub, secret_values
 from olsdk._config._settings import (
     BreakerSettings,
     ClientSettings,
@@ -48,6 +48,7 @@ from olsdk._config._settings import (
     SpoolSettings,
     TagsSettings,
 )
+from olsdk._secrets import install_log_masking, is_secret_key, mask_url, masked, scrub, secret_values
 
 __all__ = [
     "MAX_DEPTH",

@@ -30,8 +30,8 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar, Union
 
-from olsdk._config._secrets import is_secret_key, masked
 from olsdk._exceptions import ConfigError
+from olsdk._secrets import is_secret_key, masked
 
 __all__ = [
     "MAX_DEPTH",

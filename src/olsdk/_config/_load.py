@@ -46,9 +46,9 @@ from typing import Any
 from olsdk._config._airflow import AirflowConfig, airflow_config
 from olsdk._config._engine import MAX_DEPTH, build, check_shape, norm
 from olsdk._config._file import read_config_file
-from olsdk._config._secrets import masked
 from olsdk._config._settings import ClientSettings
 from olsdk._exceptions import ConfigError
+from olsdk._secrets import masked
 
 __all__ = [
     "LoadedConfig",

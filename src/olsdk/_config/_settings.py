@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from olsdk._config._engine import meta
-from olsdk._config._secrets import masked
 from olsdk._exceptions import ConfigError
+from olsdk._secrets import masked
 
 __all__ = [
     "BreakerSettings",

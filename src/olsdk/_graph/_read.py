@@ -56,7 +56,8 @@ def identity_problem(event: Any) -> str | None:
     tolerant parser's (`olsdk.parse_event(data, strict=False)`).
     """
     problem = _usable_identity(event)
-    return None if problem is None else str(problem)
+    # Where and which rule, not the value: the page counts unreadable events by this text.
+    return None if problem is None else f"{problem.path or '(event)'}: {problem.rule}"
 
 
 def _decode_problem(exc: Exception) -> str:

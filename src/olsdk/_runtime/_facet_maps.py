@@ -425,10 +425,10 @@ def _kept_facet(entity: str, key: str, value: Any) -> Any:
         except PydanticValidationError as exc:
             first = ValidationError.from_pydantic(exc, model=facet_class).problems[0]
             raise ValueError(
-                f"does not match its registered class {facet_class.__name__}: {first.path or '(facet)'}: {first.rule}"
+                f"does not match the facet class registered for this key: {first.path or '(facet)'}: {first.rule}"
             ) from None
     if not isinstance(value, Mapping):
-        raise ValueError(f"a facet must be a JSON object, got {type(value).__name__}")
+        raise ValueError("a facet must be a JSON object")
     _check_base(entity, value)
     return value
 

@@ -31,6 +31,7 @@ __all__ = [
     "FILLED_ON_CONSTRUCTION",
     "NOT_SENT",
     "PATTERN_RULES",
+    "PYTHON_FORMS",
     "DateTimeStr",
     "OptionalDateTimeStr",
     "OptionalUUIDStr",
@@ -61,7 +62,7 @@ class _Format:
                 [checked, cs.chain_schema([from_object, checked])],
                 mode="left_to_right",
                 custom_error_type="string_format",
-                custom_error_message=FORMAT_RULES[self.pattern] + _PYTHON_FORMS[self.python_type],
+                custom_error_message=FORMAT_RULES[self.pattern] + PYTHON_FORMS[self.python_type],
             ),
             serialization=cs.simple_ser_schema("str"),
         )
@@ -83,6 +84,8 @@ def _checked_string(pattern: str) -> CoreSchema:
         mode="left_to_right",
         custom_error_type="string_format",
         custom_error_message=FORMAT_RULES[DATETIME_PATTERN],
+        # Its JSON Schema is one string of the date-time pattern (exported as `format: date-time`).
+        metadata={"pydantic_js_functions": [lambda _schema, _handler: {"type": "string", "pattern": DATETIME_PATTERN}]},
     )
 
 
@@ -92,8 +95,9 @@ def _leap_second(value: str) -> str:
     return value
 
 
-# What a Python caller may pass besides the string, as the error message says it.
-_PYTHON_FORMS: dict[type, str] = {_uuid.UUID: ", or a uuid.UUID", _dt.datetime: ", or a datetime with a time zone"}
+# What a Python caller may pass besides the string, as the error message says it (a
+# problem of JSON text leaves it out: `olsdk._strict`).
+PYTHON_FORMS: dict[type, str] = {_uuid.UUID: ", or a uuid.UUID", _dt.datetime: ", or a datetime with a time zone"}
 
 
 def _from_uuid(value: _uuid.UUID) -> str:

@@ -41,9 +41,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from olsdk._config import BreakerSettings, ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
-from olsdk._config._secrets import scrub, secret_values
 from olsdk._exceptions import DeliveryError, Problem, ValidationError
 from olsdk._runtime._bases import _DEFAULT_PRODUCER as BUILTIN_PRODUCER  # what a model gets before any is configured
+from olsdk._secrets import scrub, secret_values
 from olsdk.client._config import load_config
 from olsdk.client._filters import JobNameFilter
 from olsdk.client._input import EventInput, Refused, serialise

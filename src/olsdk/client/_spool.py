@@ -45,8 +45,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from olsdk._config._secrets import scrub
 from olsdk._exceptions import DeliveryError
+from olsdk._secrets import scrub
 from olsdk.client._outbox import Outbox, OutboxRecord, inspect_segments
 from olsdk.transports import Payload, Transport
 

@@ -1,5 +1,8 @@
 """Keeping secrets out of what olsdk prints: reprs, logs, error messages, ``config show``,
-spool records and replay output.
+spool records, replay output and the values problems show.
+
+A leaf (standard library only), at the bottom of the layers: the readers use it for
+the values of problems, the configuration and the client for everything else.
 
 Three tools:
 
