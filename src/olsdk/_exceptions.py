@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -64,7 +65,9 @@ def shown_value(value: Any, path: str = "") -> str:
     key = re.split(r"[.\[]", path)[-1] if path else ""
     if key and is_secret_key(key):
         return MASK
-    if isinstance(value, float) and not math.isfinite(value):
+    if isinstance(value, Decimal):
+        text = str(value)
+    elif isinstance(value, float) and not math.isfinite(value):
         text = "a number beyond the range of a 64-bit double" if value == value else "NaN"
     else:
         try:
@@ -115,6 +118,8 @@ def _rule(error: Any) -> str:
         return f"not valid JSON ({ctx.get('error', '')})"
     if kind == "value_error":
         return str(ctx.get("error", error["msg"]))
+    if kind == "float_type" and isinstance(error.get("input"), int) and not isinstance(error.get("input"), bool):
+        return DOUBLE_RULE  # an integer too large for the double a number field is held as
     if kind in _JSON_TYPES:
         return f"must be {_JSON_TYPES[kind]}"
     if kind in ("finite_number", "float_parsing"):
@@ -237,7 +242,8 @@ def _problems_of(error: Any, path: str) -> list[Problem]:
     keyed = _KEYED_RULE.match(rule) if error["type"] == "value_error" else None
     if keyed:
         path, rule = _join(path, keyed["key"]), keyed["rule"]
-    return [Problem(path, rule, error.get("input"))]
+    # (A missing field has no value: pydantic's input there is the object that lacks it.)
+    return [Problem(path, rule, None if error["type"] == "missing" else error.get("input"))]
 
 
 def _join(path: str, inner: str) -> str:

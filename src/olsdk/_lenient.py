@@ -31,6 +31,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel
@@ -41,7 +42,7 @@ from olsdk._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from olsdk._runtime import FacetContainer, _Format, _models_in
 from olsdk._spec import EVENT_CLASSES, EventKind, event_kind
 from olsdk._strict import _candidates, parse_strict
-from olsdk._wire import JSONProblem, check_data, decode
+from olsdk._wire import JSONProblem, check_data, decode_exact, exact_numbers
 
 __all__ = ["identity_problem", "parse_lenient"]
 
@@ -131,16 +132,24 @@ def _kind_identity_problem(document: Mapping[str, Any], kind: EventKind) -> Prob
 
 
 def parse_lenient(data: str | bytes | bytearray | Mapping[str, Any]) -> Any:
+    # A valid event is read as strict parsing reads it (from the same bytes, so the same
+    # numbers), whatever its identity looks like.
+    if isinstance(data, str | bytes | bytearray):
+        try:
+            return parse_strict(data)
+        except ValidationError:
+            pass
     try:
         if isinstance(data, Mapping):
             check_data(data)
             document: Any = dict(data)
         else:
-            document = decode(data)
+            # Numbers as strict parsing reads them: an integer exactly; a decimal no double
+            # says right stays one (an integer field refuses it; what is kept is `_plain`).
+            document = exact_numbers(decode_exact(data), keep_inexact=True)
     except JSONProblem as exc:
         raise ValidationError([exc.problem]) from None
-    # A valid event is read as strict parsing reads it, whatever its identity looks like.
-    if isinstance(document, dict):
+    if isinstance(data, Mapping) and isinstance(document, dict):
         try:
             return parse_strict(document)
         except ValidationError:
@@ -250,7 +259,7 @@ class _Repair:
         for kept in [k for k in (*self.wire_strings, *self.unset) if k[: len(facet)] == facet]:
             self.wire_strings.pop(kept, None)
             self.unset.discard(kept)
-        self.held[facet] = self.get(self.original, facet)
+        self.held[facet] = _plain(self.get(self.original, facet))
         self.delete(self.work, facet)
         return True
 
@@ -268,7 +277,7 @@ class _Repair:
             self.set(self.work, loc, placeholder)
             self.unset.add(loc)
             return True
-        sent = self.get(self.original, loc)
+        sent = _plain(self.get(self.original, loc))
         if isinstance(loc[-1], int):
             self.list_items[loc] = sent
             self.delete(self.work, loc)
@@ -376,6 +385,12 @@ class _Repair:
 
 
 _NONE = object()
+
+
+def _plain(value: Any) -> Any:
+    """A value kept as sent, with each decimal the reader left (`1e-400`) as its nearest
+    double: the number JSON's readers see in it (a `Decimal` would be written as a string)."""
+    return exact_numbers(copy.deepcopy(value)) if isinstance(value, dict | list | Decimal) else value
 
 
 def _has_step(node: Any, step: str | int) -> bool:

@@ -18,7 +18,7 @@ from pydantic import ValidationError as PydanticValidationError
 from olsdk._exceptions import Problem, ValidationError
 from olsdk._runtime import PYTHON_FORMS
 from olsdk._spec import EVENT_CLASSES, EventKind, event_kind
-from olsdk._wire import JSONProblem, check_data, decode
+from olsdk._wire import JSONProblem, check_data, decode, decode_exact, exact_numbers
 from olsdk.models import DatasetEvent, JobEvent, RunEvent
 
 __all__ = ["Event", "parse_strict"]
@@ -110,7 +110,14 @@ def _decode(data: str | bytes | bytearray) -> Any:
 
 
 def _document(data: str | bytes | bytearray | Mapping[str, Any]) -> Any:
-    return _decode(data) if isinstance(data, str | bytes | bytearray) else dict(data)
+    if not isinstance(data, str | bytes | bytearray):
+        return dict(data)
+    # JSON text on the slow path: numbers exact (an integer field's `3.0` is 3, `1E+308` is
+    # 10**308); a decimal no double says right stays one, which an integer field refuses.
+    try:
+        return exact_numbers(decode_exact(data), keep_inexact=True)
+    except JSONProblem as exc:
+        raise ValidationError([exc.problem]) from None
 
 
 def _parse_after_error(data: str | bytes | bytearray | Mapping[str, Any], exc: PydanticValidationError) -> Event:

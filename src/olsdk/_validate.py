@@ -32,11 +32,11 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk import _registry
-from olsdk._exceptions import Problem, ValidationError
+from olsdk._exceptions import DOUBLE_RULE, Problem, ValidationError
 from olsdk._formats import DATETIME_PATTERN, FORMAT_PATTERNS, FORMAT_RULES, is_leap_second
 from olsdk._spec import ENTITIES, EVENT_CLASSES, EventKind, event_kind
 from olsdk._strict import _candidates
-from olsdk._wire import JSONProblem, check_data, decode
+from olsdk._wire import JSONProblem, check_data, decode_exact, exact_numbers
 from olsdk.models import FACET_KEYS
 
 __all__ = ["validate_document", "validate_event"]
@@ -57,7 +57,7 @@ def validate_event(data: str | bytes | bytearray | Mapping[str, Any]) -> list[Pr
             check_data(data)
             document: Any = data
         else:
-            document = decode(data)
+            document = decode_exact(data)  # numbers as written: `1e-400` is no integer
     except JSONProblem as exc:
         return [exc.problem]
     return validate_document(document)
@@ -137,7 +137,7 @@ class _Engine:
                 if facet_class is None:  # pragma: no cover - registered above
                     continue
                 try:
-                    facet_class.model_validate(value)
+                    facet_class.model_validate(exact_numbers(copy.deepcopy(value)))
                 except PydanticValidationError as exc:
                     where = f"{path}.{key}"
                     for problem in ValidationError.from_pydantic(exc, model=facet_class).problems:
@@ -164,6 +164,10 @@ def _engine_for(registered: frozenset[tuple[str, str]]) -> _Engine:
 
 # The custom format jsonschema-rs calls for a date-time with second 60.
 LEAP_SECOND_FORMAT = "olsdk-leap-second"
+
+# From here on a decimal rounds to no double: the largest double plus half a unit in its
+# last place. A `number` field (held as a double) must stay below it.
+DOUBLE_LIMIT = 2**1024 - 2**970
 
 
 def _exact_documents(documents: Mapping[str, Any]) -> dict[str, Any]:
@@ -214,6 +218,10 @@ def _exact_documents(documents: Mapping[str, Any]) -> dict[str, Any]:
             return rewritten
         result = {key: walk(value) for key, value in node.items()}
         fmt = result.get("format")
+        if result.get("type") == "number":
+            # olsdk holds a number as a double: beyond one is its documented limit.
+            result.setdefault("exclusiveMaximum", DOUBLE_LIMIT)
+            result.setdefault("exclusiveMinimum", -DOUBLE_LIMIT)
         if isinstance(fmt, str) and fmt in FORMAT_PATTERNS and result.get("type") == "string":
             del result["format"]
             result["pattern"] = FORMAT_PATTERNS[fmt]
@@ -254,6 +262,8 @@ def _problem(error: Any, document: Any) -> Problem:
         return Problem(path, FORMAT_RULES.get(kind.pattern, f"does not match the pattern {kind.pattern!r}"), value)
     if name == "Format" and getattr(kind, "format", None) == LEAP_SECOND_FORMAT:
         return Problem(path, FORMAT_RULES[DATETIME_PATTERN], value)
+    if name in ("ExclusiveMaximum", "ExclusiveMinimum") and abs(getattr(kind, "limit", 0)) == DOUBLE_LIMIT:
+        return Problem(path, DOUBLE_RULE, value)
     rules: dict[str, Callable[[], str]] = {
         "Type": lambda: f"must be {_types(kind)}",
         "Enum": lambda: f"must be one of {', '.join(map(repr, kind.options))}",

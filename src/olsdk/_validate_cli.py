@@ -17,6 +17,7 @@ registered them. Exit status: 0 when every event is valid (with `--lenient`: rea
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib
 import json
 import sys
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from olsdk._exceptions import Problem
-from olsdk._wire import JSONProblem, decode
+from olsdk._wire import JSONProblem, decode, decode_exact, exact_numbers
 
 __all__ = ["register", "run_validate"]
 
@@ -126,7 +127,7 @@ def _file_items(path: Path, progress: _Progress) -> Iterator[Item]:
         text = stream.read()
         progress.advance(len(text))
         try:
-            whole = decode(text)
+            whole = decode_exact(text)
         except JSONProblem as exc:
             yield Item(f"{path}:1", text, exc)
             return
@@ -238,7 +239,7 @@ def _check(item: Item, validate_document: Any) -> tuple[list[Problem], str, Any]
     document = item.document
     if item.data is not None:
         try:
-            document = decode(item.data)
+            document = decode_exact(item.data)  # numbers as written, as validate_event reads them
         except JSONProblem as exc:
             return [exc.problem], "(not JSON)", None
     producer = document.get("producer") if isinstance(document, dict) else None
@@ -251,7 +252,7 @@ def _reads_leniently(item: Item, document: Any) -> bool:
     if not isinstance(document, dict):
         return False
     try:
-        parse_event(document, strict=False)
+        parse_event(exact_numbers(copy.deepcopy(document)), strict=False)
     except ValidationError:
         return False
     return True

@@ -16,13 +16,24 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any, Final
 
+import jiter
 from pydantic_core import from_json
 
 from olsdk._exceptions import Problem
 
-__all__ = ["MAX_DEPTH", "JSONProblem", "check_data", "decode", "describe_json_error", "may_hold_non_json_numbers"]
+__all__ = [
+    "MAX_DEPTH",
+    "JSONProblem",
+    "check_data",
+    "decode",
+    "decode_exact",
+    "describe_json_error",
+    "exact_numbers",
+    "may_hold_non_json_numbers",
+]
 
 MAX_DEPTH: Final = 200
 """How deeply objects and arrays may nest (pydantic-core's JSON parser's limit)."""
@@ -80,6 +91,55 @@ def decode(data: str | bytes | bytearray) -> Any:
         return from_json(data, allow_inf_nan=False, cache_strings="keys")
     except ValueError as exc:
         raise JSONProblem(Problem("", describe_json_error(str(exc), data))) from None
+
+
+def decode_exact(data: str | bytes | bytearray) -> Any:
+    """`decode` with every number exact: a number written with a fraction or an exponent
+    becomes the `decimal.Decimal` of what was written (`1e-400` is not 0.0, `1E+308` is
+    10**308), so that `integer` and the bounds are judged as JSON Schema judges them.
+
+    The parser is jiter (pydantic-core's own JSON parser, as a package of its own, which
+    can hand out decimals): what parses, and every error, is what `decode` says; a
+    document without such numbers costs what `decode` costs.
+    """
+    if isinstance(data, str):
+        if not data.isascii() and _SURROGATE.search(data):
+            return decode(data)  # raises the problem `decode` reports
+        data = data.encode()
+    try:
+        return jiter.from_json(bytes(data), allow_inf_nan=False, cache_mode="keys", float_mode="decimal")
+    except ValueError as exc:
+        raise JSONProblem(Problem("", describe_json_error(str(exc), data))) from None
+
+
+def exact_numbers(document: Any, *, keep_inexact: bool = False) -> Any:
+    """`document` (from `decode_exact`) with numbers as the models hold them: a decimal that
+    is an integer becomes that `int` exactly (`1E+308`, `3.0`, `1e400`), any other the
+    nearest double (`0.5`, `1e-400` -> 0.0). With `keep_inexact`, a decimal whose nearest
+    double would say something else of it (an integral double from a fraction, `1e-400`
+    or `1.0000000000000001`; or no double at all) stays a `Decimal`: an integer field
+    refuses it, a number field and a free-form value hold its nearest double."""
+    stack: list[Any] = [document]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in items:
+            if isinstance(value, Decimal):
+                node[key] = _held(value, keep_inexact)
+            elif isinstance(value, dict | list):
+                stack.append(value)
+    if isinstance(document, Decimal):
+        return _held(document, keep_inexact)
+    return document
+
+
+def _held(value: Decimal, keep_inexact: bool) -> Any:
+    if value == value.to_integral_value():
+        return int(value)
+    nearest = float(value)
+    if keep_inexact and (not math.isfinite(nearest) or nearest.is_integer()):
+        return value
+    return nearest
 
 
 def check_data(data: Any) -> None:

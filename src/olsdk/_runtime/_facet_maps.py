@@ -276,7 +276,7 @@ def _facet_check(base: type[BaseModel] | None, json_value: CoreSchema, *, marker
     as_object = cs.custom_error_schema(
         cs.dict_schema(),
         "value_error",
-        custom_error_context={"error": "a facet must be a JSON object"},
+        custom_error_context={"error": "must be object (a facet is a JSON object)"},
     )
     return cs.chain_schema(
         [
@@ -428,7 +428,7 @@ def _kept_facet(entity: str, key: str, value: Any) -> Any:
                 f"does not match the facet class registered for this key: {first.path or '(facet)'}: {first.rule}"
             ) from None
     if not isinstance(value, Mapping):
-        raise ValueError("a facet must be a JSON object")
+        raise ValueError("must be object (a facet is a JSON object)")
     _check_base(entity, value)
     return value
 

@@ -21,19 +21,27 @@ from olsdk._exceptions import OTHER_FORM
 
 
 # A JSON Schema "integer" is any number without a fraction (`1.0` and `1e2` count), and
-# never a string or a boolean; pydantic's lax int would take "3" and 3.0 alike.
+# never a string or a boolean; pydantic's lax int would take "3" and 3.0 alike. From JSON
+# text only an integer literal passes here: whether `1e2` or `1e-400` is an integer takes
+# the digits written, which the reader's slow path has (`olsdk._wire.decode_exact`); a
+# Python float is the number it is, so a whole one is its exact integer.
 def _integer(schema: dict[str, Any]) -> CoreSchema:
     bounds = {k: schema[k] for k in ("ge", "gt", "le", "lt", "multiple_of") if k in schema}
+    exact = cs.int_schema(strict=True, **bounds)
     whole_float = cs.chain_schema(
-        [cs.float_schema(strict=True, allow_inf_nan=False, multiple_of=1.0), cs.int_schema(**bounds)]
+        [
+            cs.is_instance_schema(float),  # not a Decimal: one left by the reader is no integer
+            cs.float_schema(strict=True, allow_inf_nan=False, multiple_of=1.0),
+            cs.no_info_plain_validator_function(int),
+            exact,
+        ]
     )
     # Its JSON Schema stays what the spec says: an integer (with the same bounds).
     keywords = {"ge": "minimum", "gt": "exclusiveMinimum", "le": "maximum", "lt": "exclusiveMaximum"}
     json_schema = {"type": "integer", **{keywords.get(k, "multipleOf"): v for k, v in bounds.items()}}
-    return cs.union_schema(
-        [cs.int_schema(strict=True, **bounds), whole_float],
-        mode="left_to_right",
-        custom_error_type="int_type",
+    return cs.json_or_python_schema(
+        json_schema=exact,
+        python_schema=cs.union_schema([exact, whole_float], mode="left_to_right", custom_error_type="int_type"),
         metadata={"pydantic_js_functions": [lambda _schema, _handler: dict(json_schema)]},
     )
 
