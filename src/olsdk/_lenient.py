@@ -42,7 +42,7 @@ from olsdk._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from olsdk._runtime import FacetContainer, _Format, _models_in
 from olsdk._spec import EVENT_CLASSES, EventKind, event_kind
 from olsdk._strict import _candidates, parse_strict
-from olsdk._wire import JSONProblem, check_data, decode_exact, exact_numbers
+from olsdk._wire import JSONProblem, WholeNumber, check_data, decode_exact, exact_numbers
 
 __all__ = ["identity_problem", "parse_lenient"]
 
@@ -390,7 +390,9 @@ _NONE = object()
 def _plain(value: Any) -> Any:
     """A value kept as sent, with each decimal the reader left (`1e-400`) as its nearest
     double: the number JSON's readers see in it (a `Decimal` would be written as a string)."""
-    return exact_numbers(copy.deepcopy(value)) if isinstance(value, dict | list | Decimal) else value
+    if isinstance(value, dict | list | Decimal | WholeNumber):
+        return exact_numbers(copy.deepcopy(value), plain=True)
+    return value
 
 
 def _has_step(node: Any, step: str | int) -> bool:

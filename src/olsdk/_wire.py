@@ -27,6 +27,7 @@ from olsdk._exceptions import Problem
 __all__ = [
     "MAX_DEPTH",
     "JSONProblem",
+    "WholeNumber",
     "check_data",
     "decode",
     "decode_exact",
@@ -112,31 +113,53 @@ def decode_exact(data: str | bytes | bytearray) -> Any:
         raise JSONProblem(Problem("", describe_json_error(str(exc), data))) from None
 
 
-def exact_numbers(document: Any, *, keep_inexact: bool = False) -> Any:
-    """`document` (from `decode_exact`) with numbers as the models hold them: a decimal that
-    is an integer becomes that `int` exactly (`1E+308`, `3.0`, `1e400`), any other the
-    nearest double (`0.5`, `1e-400` -> 0.0). With `keep_inexact`, a decimal whose nearest
-    double would say something else of it (an integral double from a fraction, `1e-400`
-    or `1.0000000000000001`; or no double at all) stays a `Decimal`: an integer field
-    refuses it, a number field and a free-form value hold its nearest double."""
+class WholeNumber(float):
+    """The nearest double of a whole number no double holds exactly (`1E+308`,
+    `9007199254740993.0`), carrying the number itself in `exact`: an integer field takes
+    `exact`, a number field or a free-form value the double (pydantic makes it a plain
+    `float`), as the fast path would have read it."""
+
+    exact: int
+
+    def __new__(cls, exact: int) -> WholeNumber:
+        number = super().__new__(cls, exact)
+        number.exact = exact
+        return number
+
+
+def exact_numbers(document: Any, *, keep_inexact: bool = False, plain: bool = False) -> Any:
+    """`document` (from `decode_exact`) with its decimals as the models take them: a whole
+    number is a `float` where a double holds it exactly (`3.0`), a `WholeNumber` where
+    none does (`1E+308`) and an `int` beyond any double (`1e400`); any other decimal is
+    its nearest double (`0.5`, `1e-400` -> 0.0). With `keep_inexact`, a decimal whose
+    nearest double would say something else of it (a whole double from a fraction,
+    `1e-400` or `1.0000000000000001`; or none at all) stays a `Decimal`: an integer field
+    refuses it, a number field and a free-form value hold its nearest double. `plain`:
+    only `float` and `int` (for values kept outside the models)."""
     stack: list[Any] = [document]
     while stack:
         node = stack.pop()
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for key, value in items:
             if isinstance(value, Decimal):
-                node[key] = _held(value, keep_inexact)
+                node[key] = _held(value, keep_inexact, plain)
+            elif plain and isinstance(value, WholeNumber):
+                node[key] = float(value)
             elif isinstance(value, dict | list):
                 stack.append(value)
     if isinstance(document, Decimal):
-        return _held(document, keep_inexact)
-    return document
+        return _held(document, keep_inexact, plain)
+    return float(document) if plain and isinstance(document, WholeNumber) else document
 
 
-def _held(value: Decimal, keep_inexact: bool) -> Any:
-    if value == value.to_integral_value():
-        return int(value)
+def _held(value: Decimal, keep_inexact: bool, plain: bool) -> Any:
     nearest = float(value)
+    if value == value.to_integral_value():
+        if not math.isfinite(nearest):
+            return int(value)
+        if plain or nearest == value:
+            return nearest
+        return WholeNumber(int(value))
     if keep_inexact and (not math.isfinite(nearest) or nearest.is_integer()):
         return value
     return nearest

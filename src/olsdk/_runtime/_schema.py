@@ -10,6 +10,7 @@ marker. Pure functions of a schema: no olsdk class is needed to run them.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, cast
 
 from pydantic import AllowInfNan, BaseModel, Field, GetCoreSchemaHandler, Strict
@@ -18,6 +19,15 @@ from pydantic_core import core_schema as cs
 from typing_extensions import TypeAliasType
 
 from olsdk._exceptions import OTHER_FORM
+
+
+def _whole(value: float) -> int:
+    """A whole float's integer: the number written where the reader kept it
+    (`olsdk._wire.WholeNumber.exact`: `1E+308` is 10**308), else the double's own."""
+    if not math.isfinite(value) or not value.is_integer():
+        raise ValueError("not a whole number")
+    exact = getattr(value, "exact", None)
+    return exact if isinstance(exact, int) else int(value)
 
 
 # A JSON Schema "integer" is any number without a fraction (`1.0` and `1e2` count), and
@@ -31,8 +41,7 @@ def _integer(schema: dict[str, Any]) -> CoreSchema:
     whole_float = cs.chain_schema(
         [
             cs.is_instance_schema(float),  # not a Decimal: one left by the reader is no integer
-            cs.float_schema(strict=True, allow_inf_nan=False, multiple_of=1.0),
-            cs.no_info_plain_validator_function(int),
+            cs.no_info_plain_validator_function(_whole),
             exact,
         ]
     )
