@@ -20,7 +20,6 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._formats import FORMAT_RULES
-from olsdk._secrets import MASK, is_secret_key, scrub
 
 # Exceptions users catch name the module they import them from (`olsdk.ConfigError`, not
 # `olsdk._exceptions.ConfigError`) in tracebacks and reprs; pickling finds them there too.
@@ -62,6 +61,9 @@ SHOWN_VALUE_LIMIT = 80
 def shown_value(value: Any, path: str = "") -> str:
     """`value` as compact JSON for a message: never a secret (a value under a secret-looking
     key is `***`; URL passwords and credentials inside are masked), cut to a sensible length."""
+    # (Loaded with the first problem shown: `import olsdk` stays the exceptions alone.)
+    from olsdk._secrets import MASK, is_secret_key, scrub
+
     key = re.split(r"[.\[]", path)[-1] if path else ""
     if key and is_secret_key(key):
         return MASK
