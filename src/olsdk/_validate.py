@@ -12,7 +12,8 @@ the strict parser implements:
   facets are the ones the spec lets be deleted);
 - `format`s become olsdk's exact patterns (`olsdk._formats`), the same the parser
   checks, so both read `2024-02-30T...` and `file` alike; a date-time with second 60
-  is a leap second only at 23:59:60 UTC (a Python check, run for those values only);
+  is a leap second only at 23:59:60 UTC (`_formats.exact_datetime_pattern`: every
+  local time listed with its two offsets, no Python called while validating);
 - the event kinds' `oneOf` is decided the way `parse_event` decides it, so a problem is
   reported where it is (`run.runId`), not as "matches no branch" at the root.
 
@@ -33,7 +34,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from olsdk import _registry
 from olsdk._exceptions import DOUBLE_RULE, Problem, ValidationError
-from olsdk._formats import DATETIME_PATTERN, FORMAT_PATTERNS, FORMAT_RULES, is_leap_second
+from olsdk._formats import DATETIME_PATTERN, FORMAT_PATTERNS, FORMAT_RULES, exact_datetime_pattern
 from olsdk._spec import ENTITIES, EVENT_CLASSES, EventKind, event_kind
 from olsdk._strict import _candidates
 from olsdk._wire import JSONProblem, check_data, decode_exact, exact_numbers
@@ -71,6 +72,18 @@ def validate_document(document: Any) -> list[Problem]:
 # ---------------------------------------------------------------- the engine
 
 
+class _Lazy(dict[EventKind, Any]):
+    """Event kind -> its validator, made on first use."""
+
+    def __init__(self, make: Callable[[EventKind], Any]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, kind: EventKind) -> Any:
+        made = self[kind] = self.make(kind)
+        return made
+
+
 class _Engine:
     def __init__(self, registered: frozenset[tuple[str, str]]) -> None:
         import jsonschema_rs
@@ -80,16 +93,15 @@ class _Engine:
         documents = _exact_documents(DOCUMENTS)
         core_id = next(iter(cls.__olsdk_core_id__ for cls in EVENT_CLASSES.values()))
         registry = jsonschema_rs.Registry(list(documents.items()))
-        # One validator per event kind: `problems` decides the spec's oneOf itself.
-        self.by_kind = {
-            kind: jsonschema_rs.Draft202012Validator(
-                {"$ref": f"{core_id}#/$defs/{cls.__name__}"},
-                registry=registry,
-                formats={LEAP_SECOND_FORMAT: is_leap_second},
-                validate_formats=True,
+
+        def validator(kind: EventKind) -> Any:
+            return jsonschema_rs.Draft202012Validator(
+                {"$ref": f"{core_id}#/$defs/{EVENT_CLASSES[kind].__name__}"}, registry=registry
             )
-            for kind, cls in EVENT_CLASSES.items()
-        }
+
+        # One validator per event kind (`problems` decides the spec's oneOf itself), built
+        # when first needed: each compiles the date-time pattern (tens of milliseconds).
+        self.by_kind = _Lazy(validator)
         self.registered = registered
 
     def problems(self, document: Any) -> list[Problem]:
@@ -137,13 +149,22 @@ class _Engine:
                 if facet_class is None:  # pragma: no cover - registered above
                     continue
                 try:
-                    facet_class.model_validate(exact_numbers(copy.deepcopy(value)))
+                    _check_registered(facet_class, value)
                 except PydanticValidationError as exc:
                     where = f"{path}.{key}"
                     for problem in ValidationError.from_pydantic(exc, model=facet_class).problems:
                         rule = f"{problem.rule} (the facet class registered for this key)"
                         problems.append(Problem(_join(where, problem.path), rule, problem.value))
         return problems
+
+
+def _check_registered(facet_class: Any, value: dict[str, Any]) -> None:
+    """`facet_class` checks `value`; a decimal read from JSON text (`3.0` for an integer
+    field) is given to it as the models take it, on a second try only (a copy costs)."""
+    try:
+        facet_class.model_validate(value)
+    except PydanticValidationError:
+        facet_class.model_validate(exact_numbers(copy.deepcopy(value)))
 
 
 _lock = threading.Lock()
@@ -161,9 +182,6 @@ def _engine_for(registered: frozenset[tuple[str, str]]) -> _Engine:
 
 
 # ---------------------------------------------------------------- the schema rewrite
-
-# The custom format jsonschema-rs calls for a date-time with second 60.
-LEAP_SECOND_FORMAT = "olsdk-leap-second"
 
 # From here on a decimal rounds to no double: the largest double plus half a unit in its
 # last place. A `number` field (held as a double) must stay below it.
@@ -224,12 +242,7 @@ def _exact_documents(documents: Mapping[str, Any]) -> dict[str, Any]:
             result.setdefault("exclusiveMinimum", -DOUBLE_LIMIT)
         if isinstance(fmt, str) and fmt in FORMAT_PATTERNS and result.get("type") == "string":
             del result["format"]
-            result["pattern"] = FORMAT_PATTERNS[fmt]
-            if fmt == "date-time":
-                # Second 60 (the pattern allows it at any time) must be 23:59:60 UTC:
-                # checked in Python, for the rare value that has it.
-                result["if"] = {"pattern": ":60"}
-                result["then"] = {"format": LEAP_SECOND_FORMAT}
+            result["pattern"] = exact_datetime_pattern() if fmt == "date-time" else FORMAT_PATTERNS[fmt]
         return result
 
     return {doc_id: walk(doc) for doc_id, doc in out.items()}
@@ -259,9 +272,8 @@ def _problem(error: Any, document: Any) -> Problem:
     if name == "Required":
         return Problem(_join(path, str(kind.property)), "required field missing")
     if name == "Pattern":
-        return Problem(path, FORMAT_RULES.get(kind.pattern, f"does not match the pattern {kind.pattern!r}"), value)
-    if name == "Format" and getattr(kind, "format", None) == LEAP_SECOND_FORMAT:
-        return Problem(path, FORMAT_RULES[DATETIME_PATTERN], value)
+        pattern = DATETIME_PATTERN if kind.pattern == exact_datetime_pattern() else kind.pattern
+        return Problem(path, FORMAT_RULES.get(pattern, f"does not match the pattern {pattern!r}"), value)
     if name in ("ExclusiveMaximum", "ExclusiveMinimum") and abs(getattr(kind, "limit", 0)) == DOUBLE_LIMIT:
         return Problem(path, DOUBLE_RULE, value)
     rules: dict[str, Callable[[], str]] = {
