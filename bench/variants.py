@@ -42,6 +42,9 @@ _TMP = Path(tempfile.mkdtemp(prefix="olsdk-variants-"))
 
 # Read the sources at this git revision instead of the working tree (None: working tree).
 SOURCE_REV: str | None = None
+#: the revision the variants were written against (the runtime was one module then, and the
+#: generated models lived in generated/); the working tree has neither path any more
+LAST_SINGLE_FILE_RUNTIME = "15a4881"
 
 
 class PatchMismatch(RuntimeError):
