@@ -149,4 +149,5 @@ def test_custom_facets_checked_in_the_workers(spark: Any, tmp_path: Path, lineag
     assert row["line"] == 2
     [problem] = row["problems"]
     assert problem["path"] == "run.facets.acme_quality.score"
-    assert "AcmeQualityRunFacet" in problem["rule"] and "int" in problem["rule"]
+    # the spec's words (issue 24), with where the rule comes from: the registered facet class
+    assert problem["rule"] == "must be integer (the facet class registered for this key)"

@@ -171,3 +171,26 @@ def test_a_fresh_process_probes_once_it_is_due_and_finds_the_backend_back(tmp_pa
     finally:
         server.stop()
     assert not shared[0].exists()  # the success told the others the backend is back
+
+
+def test_a_probe_refused_at_once_keeps_the_cooldown_and_a_slow_one_doubles_it() -> None:
+    """A refused probe costs nothing, so the backend's return is seen within `cooldown`; a probe
+    that waited for a timeout makes the next wait twice as long (up to `max_cooldown`)."""
+    from olsdk._exceptions import DeliveryError
+    from olsdk.transports._breaker import Breaker, BreakerSettings
+
+    breaker = Breaker("http://127.0.0.1:9", BreakerSettings(cooldown=0.05, max_cooldown=0.3))
+    unreachable = DeliveryError("cannot connect", unreachable=True)
+    breaker.failure(unreachable)
+    assert not breaker.closed
+    waits = []
+    for slow in (False, False, True, True, True, False):
+        assert wait_until(breaker.try_probe, 5)
+        if slow:
+            time.sleep(0.3)  # a probe that met a timeout
+        breaker.failure(unreachable)
+        waits.append(breaker.probe_delay())
+    # cooldown x jitter (0.8-1.2): 0.05, 0.05, then 0.1, 0.2, 0.3 (the maximum), then 0.05 again
+    fast, slow = (0.0, 0.07), [(0.07, 0.13), (0.15, 0.25), (0.23, 0.37)]
+    assert [fast[0] < w <= fast[1] for w in (waits[0], waits[1], waits[5])] == [True] * 3, waits
+    assert all(low <= w <= high for w, (low, high) in zip(waits[2:5], slow, strict=True)), waits

@@ -4,12 +4,13 @@ Closed (the normal state), every event is tried. A failure that says the backend
 be reached at all (connection refused, a connect or read timeout, a connection cut off, a
 host that does not resolve: ``DeliveryError.unreachable``) opens it after ``threshold`` such
 failures in a row. While it is open, the client's callers and the buffered workers do not
-try: events stay in the outbox. After ``cooldown`` seconds (doubling up to
-``max_cooldown``, with jitter) one *probe* is granted, to the client's background relay
-only, never to a caller; its success closes the breaker, and the relay then delivers
-the backlog; its failure opens it again for a longer wait. An answer of any kind (even a
-503) proves the backend reachable: it closes the breaker (retries of such answers follow
-the ``retry:`` keys).
+try: events stay in the outbox. After ``cooldown`` seconds (with jitter) one *probe* is
+granted, to the client's background relay only, never to a caller; its success closes
+the breaker, and the relay then delivers the backlog; its failure opens it again: for
+``cooldown`` again when the probe was refused at once (it cost nothing, and the backend's
+return is then seen within seconds), for twice the last wait (up to ``max_cooldown``)
+when it waited for a timeout. An answer of any kind (even a 503) proves the backend
+reachable: it closes the breaker (retries of such answers follow the ``retry:`` keys).
 
 Processes share what they learnt through a small file in the outbox folder
 (``breaker-<hash of the destination>.json``): a process that opens the breaker writes when
@@ -41,6 +42,7 @@ log = logging.getLogger("olsdk.transports._breaker")
 
 _SHARED_CHECK_EVERY = 1.0  # seconds between reads of the shared state while closed
 _PROBE_LEASE = 120.0  # a probe that never reported (its thread died) is given up after this
+_CHEAP_PROBE = 0.25  # seconds: a probe that failed faster (refused, no route) does not double the cooldown
 
 
 class Breaker:
@@ -188,12 +190,18 @@ class Breaker:
             self.last_reason = error.reason
             if self._open and self._probe_since is None:
                 return  # an attempt that began before it opened: only a failed probe waits longer
+            probe_took = None if self._probe_since is None else time.monotonic() - self._probe_since
             self._failures += 1
             self._probe_since = None
             if self._failures < self.settings.threshold and not self._open:
                 return
             s = self.settings
-            self._cooldown = min(s.max_cooldown, s.cooldown if not self._cooldown else self._cooldown * 2)
+            if not self._cooldown or (probe_took is not None and probe_took < _CHEAP_PROBE):
+                # a probe refused at once cost nothing: keep probing every `cooldown` seconds, so
+                # the backend's return is seen soon; one that waited for a timeout doubles the wait
+                self._cooldown = min(s.max_cooldown, s.cooldown)
+            else:
+                self._cooldown = min(s.max_cooldown, self._cooldown * 2)
             wait = self._cooldown * random.uniform(0.8, 1.2)
             first = not self._open
             self._open = True
