@@ -42,6 +42,9 @@ log = logging.getLogger("olsdk.transports._breaker")
 
 _SHARED_CHECK_EVERY = 1.0  # seconds between reads of the shared state while closed
 _PROBE_LEASE = 120.0  # a probe that never reported (its thread died) is given up after this
+# jitter from a generator of its own: the global `random` state is the user's (seeded for
+# reproducible runs, or drawn by hypothesis), and relays draw from background threads
+_JITTER = random.Random()
 _CHEAP_PROBE = 0.25  # seconds: a probe that failed faster (refused, no route) does not double the cooldown
 
 
@@ -202,7 +205,7 @@ class Breaker:
                 self._cooldown = min(s.max_cooldown, s.cooldown)
             else:
                 self._cooldown = min(s.max_cooldown, self._cooldown * 2)
-            wait = self._cooldown * random.uniform(0.8, 1.2)
+            wait = self._cooldown * _JITTER.uniform(0.8, 1.2)
             first = not self._open
             self._open = True
             self._open_until = time.monotonic() + wait
