@@ -152,3 +152,24 @@ def test_close_cuts_a_retry_wait_short(server: LineageServer, tmp_path: Path) ->
     # and the event stays in the outbox (written ahead), not lost
     (record,) = Spool(tmp_path / "spool").records()
     assert record["event"] == run_event()
+
+
+@pytest.mark.parametrize("factor", [0.0, 0.5, 10.0])
+def test_backoff_is_urllib3s_formula_with_jitter_of_olsdks_own(factor: float) -> None:
+    """The wait before each retry is what urllib3's Retry computes (the official client's), within
+    the jitter; the jitter comes from olsdk's generator, never from the global random state."""
+    import random
+
+    from urllib3.util.retry import Retry
+
+    from olsdk.transports._retry import backoff_time
+
+    retry = Retry(total=10, backoff_factor=factor, backoff_jitter=0.2, backoff_max=30)
+    state = random.getstate()
+    for _ in range(6):
+        ours = backoff_time(retry)
+        theirs = retry.new(backoff_jitter=0.0).get_backoff_time()  # urllib3's, without jitter
+        jittered = theirs > 0 or len(retry.history) > 1  # urllib3 adds jitter from the second retry on
+        assert theirs <= ours <= min(30.0, theirs + 0.2) if jittered else ours == 0.0
+        retry = retry.increment("POST", "/api/v1/lineage", error=ConnectionError("refused"))
+    assert random.getstate() == state

@@ -38,7 +38,7 @@ from olsdk.transports._attempts import Resume, attempt_mode
 from olsdk.transports._auth import AuthSettings, token_provider
 from olsdk.transports._base import Payload, Transport
 from olsdk.transports._buffered import OnFull
-from olsdk.transports._retry import RetrySettings, new_retry, retry_after
+from olsdk.transports._retry import RetrySettings, backoff_time, new_retry, retry_after
 
 __all__ = ["BatchSettings", "HttpSettings", "HttpTransport", "SslContextSettings"]
 
@@ -436,7 +436,7 @@ class HttpTransport(Transport):
                     raise error from None
                 wait = retry_after(retry, settings, response)
             if wait is None:
-                wait = retry.get_backoff_time()
+                wait = backoff_time(retry)
             if once or (self.breaker is not None and not self.breaker.closed):
                 error.resume = Resume(retry, wait)  # the next attempt is the relay's, in the background
                 error.retriable = True  # the retry keys allow another attempt (a 413 with Retry-After)

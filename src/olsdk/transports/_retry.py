@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import itertools
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 import urllib3
 from urllib3.util.retry import Retry
 
-__all__ = ["RetrySettings", "new_retry", "retry_after"]
+__all__ = ["RetrySettings", "backoff_time", "new_retry", "retry_after"]
 
 
 _RETRY_KEYS = frozenset(inspect.signature(Retry.__init__).parameters) - {"self"}
@@ -78,6 +80,25 @@ def new_retry(settings: RetrySettings) -> Retry:
             value = frozenset(v.upper() for v in value) if f.name == "allowed_methods" else frozenset(value)
         kwargs[f.name] = value
     return Retry(**kwargs)
+
+
+# jitter from a generator of its own: urllib3 draws it from the global `random` state, which is
+# the user's (seeded for reproducible runs), and retries run in the relay's background thread
+_JITTER = random.Random()
+
+
+def backoff_time(retry: Retry) -> float:
+    """urllib3's wait before the next attempt (``Retry.get_backoff_time``: the factor doubled
+    per consecutive error after the first, plus jitter, capped), the jitter drawn from
+    olsdk's own generator."""
+    jitter = float(getattr(retry, "backoff_jitter", 0.0) or 0.0)
+    if not jitter:
+        return float(retry.get_backoff_time())
+    errors = len(list(itertools.takewhile(lambda r: r.redirect_location is None, reversed(retry.history))))
+    if errors <= 1:
+        return 0.0
+    value = retry.backoff_factor * 2 ** (errors - 1) + _JITTER.random() * jitter
+    return float(max(0.0, min(retry.backoff_max, value)))
 
 
 def retry_after(retry: Retry, settings: RetrySettings, response: urllib3.BaseHTTPResponse) -> float | None:
