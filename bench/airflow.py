@@ -19,7 +19,6 @@ ratios, not the digits.
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 import tempfile
 from collections.abc import Callable
@@ -47,13 +46,6 @@ class Row:
     ratios: list[float] = field(default_factory=list)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 def reference(site: Site) -> Outcome:
     path = site.root / "reference.ndjson"
     site.configure({"type": "file", "log_file_path": str(path), "append": True})
@@ -76,16 +68,9 @@ def receiver_up(**http: Any) -> Callable[[Site], Outcome]:
 
 def receiver_down_then_replay(**http: Any) -> Callable[[Site], Outcome]:
     def measure(site: Site) -> Outcome:
-        port = free_port()
-        site.configure(compat({"type": "http", "url": f"http://127.0.0.1:{port}", **http}))
-        done = site.dags_test()
-        server = LineageServer(port=port)
-        try:
-            replayed = site.olsdk("replay")
-        finally:
-            server.stop()
+        received, done, replayed = site.down_then_replay(**http)
         summary = [line for line in replayed.output.splitlines() if line.startswith(("delivered", "nothing"))]
-        return Outcome(list(server.events), done.seconds, f"replay: {summary[-1] if summary else replayed.tail(300)}")
+        return Outcome(received, done.seconds, f"replay: {summary[-1] if summary else replayed.tail(300)}")
 
     return measure
 

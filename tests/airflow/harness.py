@@ -141,6 +141,22 @@ class Site:
         """``olsdk ARGS`` of .venv-airflow, in this site's environment (HOME, AIRFLOW_*)."""
         return run([str(venv_bin("olsdk")), *args], self.env(), self.root, timeout)
 
+    def down_then_replay(self, **http: Any) -> tuple[list[dict[str, Any]], Finished, Finished]:
+        """The DAG once with olsdk's http transport (``http``: its other keys) pointing at a port
+        nothing listens on; then a receiver there and ``olsdk replay`` with no argument. Returns
+        what the receiver got, the DAG run and the replay."""
+        from tests.support.client_testkit import LineageServer, unused_port
+
+        port = unused_port()
+        self.configure(compat({"type": "http", "url": f"http://127.0.0.1:{port}", **http}))
+        done = self.dags_test()
+        server = LineageServer(port=port)
+        try:
+            replayed = self.olsdk("replay")
+        finally:
+            server.stop()
+        return list(server.events), done, replayed
+
 
 class Sites:
     """Fresh sites on one metadata database migrated once (``airflow db migrate``)."""

@@ -14,7 +14,6 @@ The runs are planned in ``PLANS`` and go two at a time in the background (see co
 from __future__ import annotations
 
 import re
-import socket
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -24,7 +23,7 @@ import pytest
 
 from tests.airflow.conftest import Campaign
 from tests.airflow.harness import DAG_ID, ROOT, Finished, Site, Sites, compat, file_events, tally
-from tests.support.client_testkit import LineageServer
+from tests.support.client_testkit import LineageServer, unused_port
 
 pytestmark = pytest.mark.airflow
 
@@ -55,13 +54,6 @@ def documented(site: Site, url: str) -> Path:
         (section,) = re.findall(r"^```ini\n(.*?)^```", DOCS, re.M | re.S)
         (site.airflow_home / "airflow.cfg").write_text(ours(section))
     return spool
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 # -- the runs ------------------------------------------------------------------------
@@ -102,22 +94,13 @@ def batch_mode(mode: str, sites: Sites) -> tuple[Events, Finished]:
 def down_then_replay(sites: Sites) -> tuple[Events, Finished, Finished]:
     """The receiver down for the whole run (default http settings, fork mode: each emitting child
     is killed after execution_timeout); then up, and ``olsdk replay`` with no argument."""
-    port = free_port()
-    site = sites.new("fork")
-    site.configure(compat({"type": "http", "url": f"http://127.0.0.1:{port}"}))
-    done = site.dags_test()
-    server = LineageServer(port=port)
-    try:
-        replayed = site.olsdk("replay")
-    finally:
-        server.stop()
-    return list(server.events), done, replayed
+    return sites.new("fork").down_then_replay()
 
 
 def down_then_later_run(sites: Sites) -> tuple[Events, Finished, Finished]:
     """``execute_in_thread``: the receiver down for a whole DAG run, then up for the next run on
     the same machine (same HOME: the same spool), without ``olsdk replay``."""
-    port = free_port()
+    port = unused_port()
     site = sites.new("thread")
     spool = site.root / "spool" / "openlineage.ndjson"  # a spool of the user's choice, this time
     site.configure(compat({"type": "http", "url": f"http://127.0.0.1:{port}"}, spool))

@@ -115,13 +115,18 @@ def server() -> Iterator[LineageServer]:
     srv.stop()
 
 
-@pytest.fixture
-def free_port() -> int:
-    """A port nothing listens on (yet)."""
+def unused_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (yet)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A port nothing listens on (yet)."""
+    return unused_port()
 
 
 @pytest.fixture

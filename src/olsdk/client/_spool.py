@@ -477,16 +477,17 @@ class _Replay:
             self._offset = next_offset
             if not self.dry_run:
                 self.marker.write(st, self._offset)
-            if text and self.progress is not None:
-                self.progress(
-                    ReplayProgress(
-                        self.done,
-                        self.result.delivered,
-                        self.result.kept,
-                        time.monotonic() - self.started,
-                        self.result.reasons[-1] if self.result.reasons else None,
-                    )
-                )
+            if text:
+                self._report()
+
+    def _report(self) -> None:
+        """Tell the progress callback, if any, how far the replay is."""
+        if self.progress is not None:
+            last = self.result.reasons[-1] if self.result.reasons else None
+            done = ReplayProgress(
+                self.done, self.result.delivered, self.result.kept, time.monotonic() - self.started, last
+            )
+            self.progress(done)
 
     def _one(self, line: bytes) -> None:
         try:
@@ -550,16 +551,7 @@ class _Replay:
                 for target in record.open_targets():
                     self._one_from_outbox(outbox, record, target)
                     self.done += 1
-                    if self.progress is not None:
-                        self.progress(
-                            ReplayProgress(
-                                self.done,
-                                self.result.delivered,
-                                self.result.kept,
-                                time.monotonic() - self.started,
-                                self.result.reasons[-1] if self.result.reasons else None,
-                            )
-                        )
+                    self._report()
         finally:
             outbox.close()
 

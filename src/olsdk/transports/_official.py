@@ -135,14 +135,16 @@ def _official_facets() -> dict[tuple[str, str], type[Any]]:
 
 @functools.cache
 def _entity_of_base() -> dict[type[Any], str]:
+    """The official client's base facet classes -> the spec's entity names; both name their base
+    classes after the spec's definitions (`InputDatasetFacet`), so the spec's table maps them."""
     from openlineage.client.generated import base
 
+    from olsdk._generated import _meta
+
     return {
-        base.RunFacet: "run",
-        base.JobFacet: "job",
-        base.DatasetFacet: "dataset",
-        base.InputDatasetFacet: "inputDataset",
-        base.OutputDatasetFacet: "outputDataset",
+        getattr(base, spec_base.__name__): entity
+        for entity, (spec_base, *_held) in _meta.ENTITIES.items()
+        if hasattr(base, spec_base.__name__)
     }
 
 
