@@ -48,8 +48,8 @@ generate: spec
 	$(PY) -m codegen generate
 
 check-generated: generate
-	git diff --exit-code -- src/olsdk/_generated/
-	@test -z "$$(git status --porcelain -- src/olsdk/_generated/)" || (git status --porcelain -- src/olsdk/_generated/; echo "src/olsdk/_generated/ has untracked files"; exit 1)
+	git diff --exit-code -- src/olsdk/_models/_generated/
+	@test -z "$$(git status --porcelain -- src/olsdk/_models/_generated/)" || (git status --porcelain -- src/olsdk/_models/_generated/; echo "src/olsdk/_models/_generated/ has untracked files"; exit 1)
 
 # Every hand-written Python folder; generated code is excluded in pyproject.toml.
 PY_DIRS := src codegen tests bench examples conftest.py

@@ -302,7 +302,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--rev",
         default=variants.LAST_SINGLE_FILE_RUNTIME,
-        help="build the model variants from this git revision of src/olsdk/_runtime.py and"
+        help="build the model variants from this git revision of src/olsdk/_models/_runtime.py and"
         f" generated/ (default and the write-up's: {variants.LAST_SINGLE_FILE_RUNTIME}; the runtime"
         " has been a package since, which the variants' patches do not know)",
     )

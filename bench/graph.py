@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from olsdk._graph._model import build_graph
-from olsdk._graph._page import write_page
-from olsdk._graph._read import read_events
+from olsdk._integrations._graph._model import build_graph
+from olsdk._integrations._graph._page import write_page
+from olsdk._integrations._graph._read import read_events
 from tests.graph.chromium import CHROMIUM, Chromium
 from tests.graph.events import large_log, write_ndjson
 

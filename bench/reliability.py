@@ -89,7 +89,7 @@ def python(script: str, tmp: Path, **kwargs: Any) -> subprocess.Popen[str]:
 
 
 def replay_cli(spool: Path, url: str, tmp: Path, **kwargs: Any) -> subprocess.Popen[str]:
-    code = "import sys; from olsdk._cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from olsdk._integrations._cli import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.Popen(
         [sys.executable, "-c", code, "replay", str(spool)],
         cwd=tmp,

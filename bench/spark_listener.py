@@ -174,8 +174,8 @@ def eventlog_throughput(spark: Any, events: int = 20_000) -> dict[str, float | s
     import json
 
     import olsdk
+    from olsdk._integrations.spark._eventlog import _validator
     from olsdk.spark import validate_events
-    from olsdk.spark._eventlog import _validator
 
     with tempfile.TemporaryDirectory() as base:
         path = f"{base}/events.ndjson"

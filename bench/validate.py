@@ -93,7 +93,7 @@ def big_file(gigabytes: float) -> list[list[str]]:
         events, size = generate(path, gigabytes)
         started = time.perf_counter()
         process = subprocess.Popen(
-            [sys.executable, "-m", "olsdk._cli", "validate", "--quiet", str(path)],
+            [sys.executable, "-m", "olsdk._integrations._cli", "validate", "--quiet", str(path)],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )

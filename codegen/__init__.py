@@ -1,1 +1,1 @@
-"""olsdk's code generator: spec snapshot -> pydantic v2 models in src/olsdk/_generated/."""
+"""olsdk's code generator: spec snapshot -> pydantic v2 models in src/olsdk/_models/_generated/."""

@@ -62,7 +62,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     )
     status = "unchanged" if not changed else "changed: " + ", ".join(changed)
     models = package.class_count - package.enum_count
-    print(f"src/olsdk/_generated: {models} model classes and {package.enum_count} enums; {status}")
+    print(f"src/olsdk/_models/_generated: {models} model classes and {package.enum_count} enums; {status}")
     return 0
 
 

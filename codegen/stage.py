@@ -43,7 +43,7 @@ from pydantic import BaseModel
 
 from codegen.manifest import Manifest, SpecError
 
-RUNTIME = "olsdk._runtime"
+RUNTIME = "olsdk._models._runtime"
 FORMAT_TYPES = {
     "uuid": f"{RUNTIME}.UUIDStr",
     "uri": f"{RUNTIME}.URIStr",
@@ -55,9 +55,9 @@ BASE_EVENT = "BaseEvent"
 ROOT_BASES = {BASE_FACET: f"{RUNTIME}.FacetModel", BASE_EVENT: f"{RUNTIME}.EventModel"}
 CORE_PATH = "OpenLineage.json"
 CONTAINER_BASE = f"{RUNTIME}.FacetContainer"
-RECORD_BASE = "olsdk._records.OLRecord"
+RECORD_BASE = "olsdk._models._runtime.OLRecord"
 # What a record's field cannot be named: dict's attributes, the model-like methods a
-# record offers (`olsdk._records.OLRecord`; a test keeps the two in step) and BaseModel's
+# record offers (`olsdk._models._runtime.OLRecord`; a test keeps the two in step) and BaseModel's
 # (the generator renames a field named like one of those).
 RECORD_NAMES = (
     frozenset(dir(dict))
@@ -540,7 +540,7 @@ def _repeated(schema: dict[str, Any]) -> Iterator[str]:
 
 def _records(staged_defs: dict[str, Any], origin: dict[str, str], hoisted_from: dict[str, str]) -> list[str]:
     """Step 5c: the objects that repeat inside facets (list items and map values of a facet
-    file's classes) become records (`olsdk._records.OLRecord`): dicts with typed
+    file's classes) become records (`olsdk._models._runtime.OLRecord`): dicts with typed
     attributes, which pydantic-core dumps far faster than models. A class stays a model
     when a record cannot hold it as it is: it extends another class or is not a plain
     object, or a property name is not a plain Python name or is one a dict, a record or a

@@ -8,13 +8,13 @@ In order, and nothing is written before every step that can fail has passed:
    folder's name (for a folder named `spec`, its parent's: an upstream checkout). When
    its files are the ones already pinned, the upgrade is a no-op: it says "no changes",
    writes nothing (the previous report stays) and only makes sure `spec/` and
-   `src/olsdk/_generated/` match the manifest;
+   `src/olsdk/_models/_generated/` match the manifest;
 3. stage the snapshot pinned so far (from `spec/`, or downloaded from its pinned URLs
    when `spec/` was never filled) and the new one, and diff them (`codegen.diff`);
 4. stage and render the new package in memory (a snapshot the generator cannot handle
    stops here, with the repository untouched);
 5. write `spec/manifest.json`, replace the snapshot files in `spec/`, write
-   `src/olsdk/_generated` and the reports `spec/CHANGES.md` / `spec/CHANGES.json`.
+   `src/olsdk/_models/_generated` and the reports `spec/CHANGES.md` / `spec/CHANGES.json`.
 """
 
 from __future__ import annotations

@@ -221,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line)
     print(f"lineage:  {sink}")
     # The lineage page next to the events: one HTML file, opens offline (`olsdk graph` on the CLI).
-    from olsdk._graph import ReadItem, build_graph, write_page
+    from olsdk._integrations._graph import ReadItem, build_graph, write_page
 
     graph = build_graph(ReadItem(f"event {i}", json.loads(to_json(e))) for i, e in enumerate(events))
     print(f"page:     {write_page(graph, base / 'lineage.html', title=f'{APP_NAME} lineage', sources=[sink])}")

@@ -9,14 +9,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from olsdk._exceptions import ConfigError, DeliveryError, FacetKeyConflict, OlsdkError, Problem, ValidationError
+from olsdk._foundation._exceptions import (
+    ConfigError,
+    DeliveryError,
+    FacetKeyConflict,
+    OlsdkError,
+    Problem,
+    ValidationError,
+)
 
 if TYPE_CHECKING:
-    from olsdk._events import Event, parse_event, to_dict, to_json
-    from olsdk._runtime import get_default_producer, set_default_producer
-    from olsdk._validate import validate_event
-    from olsdk.client import OpenLineageClient
-    from olsdk.models import (
+    from olsdk._delivery.client._client import OpenLineageClient
+    from olsdk._models import (
         SPEC_VERSION,
         DatasetEvent,
         EventType,
@@ -27,6 +31,9 @@ if TYPE_CHECKING:
         Run,
         RunEvent,
     )
+    from olsdk._models._runtime import get_default_producer, set_default_producer
+    from olsdk._readers._events import Event, parse_event, to_dict, to_json
+    from olsdk._readers._validate import validate_event
 
 __version__ = "0.1.0"
 
@@ -60,13 +67,13 @@ __all__ = [
 # asks for one of its names: the models, the readers, the validator and the client (with
 # requests and the transports) are imported then, not by `import olsdk`.
 _LAZY: dict[str, str] = {
-    "Event": "olsdk._events",
-    "parse_event": "olsdk._events",
-    "to_dict": "olsdk._events",
-    "to_json": "olsdk._events",
-    "get_default_producer": "olsdk._runtime",
-    "set_default_producer": "olsdk._runtime",
-    "validate_event": "olsdk._validate",
+    "Event": "olsdk._readers._events",
+    "parse_event": "olsdk._readers._events",
+    "to_dict": "olsdk._readers._events",
+    "to_json": "olsdk._readers._events",
+    "get_default_producer": "olsdk._models._runtime",
+    "set_default_producer": "olsdk._models._runtime",
+    "validate_event": "olsdk._readers._validate",
     "OpenLineageClient": "olsdk.client",
     **dict.fromkeys(
         [

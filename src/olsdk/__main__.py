@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from olsdk._cli import main
+from olsdk._integrations._cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,24 +1,21 @@
 """The OpenLineage models: one class per definition of the spec and its facet files.
 
-Generated from the pinned spec snapshot into the `olsdk._generated` package; this module
-is where users import them from, so the generated package's location stays private.
+Generated from the pinned spec snapshot; this module is where users import them from.
+It repeats the models layer's names (`olsdk._models`) in the form static tools follow:
+mypy does not carry a star import through a second star import.
 """
 
-from __future__ import annotations
-
-from olsdk._generated import (
+from olsdk._models import (
+    FACET_KEYS,
     MANIFEST_SHA256,
     SPEC_RELEASE,
     SPEC_UPSTREAM_COMMIT,
     SPEC_VERSION,
-    _meta,
+    DeletedFacet,
+    FacetContainer,
 )
-from olsdk._generated import models as _generated_models
-from olsdk._generated.models import *  # noqa: F403 - the generated classes are the API
-from olsdk._runtime import DeletedFacet, FacetContainer
-
-FACET_KEYS = _meta.FACET_KEYS
-"""(entity kind, facet key) -> the spec's facet class for that key."""
+from olsdk._models._generated import models as _generated_models
+from olsdk._models._generated.models import *  # noqa: F403 - the generated classes are the API
 
 __all__ = [
     "FACET_KEYS",
@@ -29,6 +26,4 @@ __all__ = [
     "DeletedFacet",
     "FacetContainer",
 ]
-# Every generated class, in the form static tools follow (pyright and mypy read
-# `__all__ += <module>.__all__`), so editors see `RunEvent` as exported from here.
 __all__ += _generated_models.__all__

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from olsdk._cli import main
+from olsdk._delivery.client._outbox import outbox_dir
+from olsdk._integrations._cli import main
 from olsdk.client import OpenLineageClient
-from olsdk.client._outbox import outbox_dir
 from tests.airflow.harness import Site, Sites, compat, venv_bin
 from tests.support.client_testkit import LineageServer, run_event
 

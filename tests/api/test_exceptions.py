@@ -1,5 +1,5 @@
 """Public exceptions print the public path users import them from (`olsdk.ConfigError`),
-not the private module that defines them (`olsdk._exceptions.ConfigError`)."""
+not the private module that defines them (`olsdk._foundation._exceptions.ConfigError`)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_a_traceback_prints_the_public_path() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("olsdk.ConfigError: transport.prety: unknown key; did you mean 'pretty'?"), done.stderr
-    assert "olsdk._exceptions" not in done.stderr.splitlines()[-1]
+    assert "olsdk._foundation._exceptions" not in done.stderr.splitlines()[-1]
 
 
 def test_exceptions_still_pickle_and_repr_by_their_public_path() -> None:

@@ -75,17 +75,19 @@ def test_import_olsdk_loads_the_rest_when_first_asked_for(tmp_path: Path) -> Non
         loaded = lambda: sorted(m for m in sys.modules if m.startswith("olsdk"))
         print(loaded())
         olsdk.RunEvent
-        print("olsdk.models" in sys.modules, "olsdk._events" in sys.modules, "olsdk.client" in sys.modules)
+        events, client = "olsdk._readers._events", "olsdk._delivery.client"
+        print("olsdk.models" in sys.modules, events in sys.modules, client in sys.modules)
         olsdk.parse_event
-        print("olsdk._events" in sys.modules, "olsdk._lenient" in sys.modules, "olsdk.client" in sys.modules)
+        lenient = "olsdk._readers._lenient"
+        print(events in sys.modules, lenient in sys.modules, "olsdk._delivery.client" in sys.modules)
         print(olsdk.OpenLineageClient.__module__, olsdk.models.RunEvent is olsdk.RunEvent)
     """
     done = run_script(script, tmp_path)
     assert done.returncode == 0, done.stderr
     first, models, readers, client = done.stdout.splitlines()
-    assert first == "['olsdk', 'olsdk._exceptions', 'olsdk._formats']"
+    assert first == "['olsdk', 'olsdk._foundation', 'olsdk._foundation._exceptions', 'olsdk._foundation._formats']"
     assert models == "True False False"
     assert readers == "True False False"
-    assert client == "olsdk.client._client True"
+    assert client == "olsdk._delivery.client._client True"
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = olsdk.nothing  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""The command line's front (`olsdk._cli`, `python -m olsdk`): what every command shares."""
+"""The command line's front (`olsdk._integrations._cli`, `python -m olsdk`): what every command shares."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ COMMANDS = [
 
 
 def test_every_command_has_its_own_help_in_plain_text(tmp_path: Path) -> None:
-    from olsdk._cli import build_parser
+    from olsdk._integrations._cli import build_parser
 
     parser = build_parser()
     descriptions: dict[str, str] = {}

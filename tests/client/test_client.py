@@ -216,7 +216,7 @@ def test_secret_headers_and_url_passwords_never_show(
         "custom_headers": {"X-Api-Key": "hdr-S3CRET", "x-auth-token": "tok-S3CRET", "X-Team": "blue"},
     }
     write_yml(tmp_path / "openlineage.yml", {"transport": transport})
-    from olsdk._cli import main
+    from olsdk._integrations._cli import main
 
     assert main(["config", "show"]) == 0
     assert main(["config", "show", "--format", "json"]) == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from olsdk._cli import main
+from olsdk._integrations._cli import main
 from olsdk.client import OpenLineageClient
 from tests.support.client_testkit import LineageServer, run_event, write_yml
 from tests.support.client_testkit import http_config as http

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from olsdk._config import ClientSettings, display_name
+from olsdk._delivery._config import ClientSettings, display_name
 from olsdk.client import ConfigError, OpenLineageClient, load_config
 from olsdk.transports import (
     CompositeTransport,
@@ -196,8 +196,8 @@ def test_parity_same_yml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restor
             producer="https://x",
         )
         dropped_official = official.filter_event(event) is None
-        from olsdk.client._filters import JobNameFilter
-        from olsdk.transports._base import Payload
+        from olsdk._delivery.client._filters import JobNameFilter
+        from olsdk._delivery.transports._base import Payload
 
         dropped_ours = JobNameFilter.any_drops(ours._filters, Payload(b"", job_name=name))
         assert dropped_official == dropped_ours, name

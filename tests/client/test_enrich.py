@@ -117,7 +117,7 @@ def test_enrichment_the_models_cannot_carry_is_left_out_with_one_warning(
     """Every enrichment key on whichever release the models come from: each facet the models
     have is sent; each they lack is left out and warned about once, naming release and class."""
     forget_release_warnings(monkeypatch)
-    caplog.set_level(logging.WARNING, logger="olsdk.client._enrich")
+    caplog.set_level(logging.WARNING, logger="olsdk._delivery.client._enrich")
     out = tmp_path / "events.ndjson"
     config = {
         "transport": {"type": "file", "log_file_path": str(out), "append": True},
@@ -129,7 +129,7 @@ def test_enrichment_the_models_cannot_carry_is_left_out_with_one_warning(
             client.emit(to_json(official_run_event(name)))
     events = [json.loads(line) for line in out.read_text().splitlines()]
     assert [e["job"]["name"] for e in events] == ["a", "b", "c"]
-    warnings = [r.getMessage() for r in caplog.records if r.name == "olsdk.client._enrich"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "olsdk._delivery.client._enrich"]
     for name, (entity, key) in ENRICHMENT_FACETS.items():
         sent = [key in (e[entity].get("facets") or {}) for e in events]
         about = [w for w in warnings if f"have no {name};" in w]

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from olsdk._delivery.client._outbox import outbox_dir
 from olsdk.client import OpenLineageClient, Spool, replay
-from olsdk.client._outbox import outbox_dir
 from olsdk.transports import create_transport
 from tests.support.client_testkit import run_event
 from tests.support.fault_server import FaultServer, Ledger, event_key
@@ -374,7 +374,7 @@ def test_write_ahead_can_be_switched_off_in_code_and_by_variable(tmp_path: Path)
 
 
 def test_segments_rotate_and_delivered_ones_are_deleted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import olsdk.client._outbox as outbox_module
+    import olsdk._delivery.client._outbox as outbox_module
 
     monkeypatch.setattr(outbox_module, "SEGMENT_BYTES", 4000)  # about ten events a segment
     server = FaultServer()

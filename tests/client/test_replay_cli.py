@@ -75,7 +75,7 @@ def test_progress_shows_on_a_terminal_and_the_summary_always(tmp_path: Path) -> 
     server.latency = 0.005  # long enough for a few progress lines
     primary, replica = pty.openpty()
     try:
-        code = "import sys; from olsdk._cli import main; sys.exit(main(sys.argv[1:]))"
+        code = "import sys; from olsdk._integrations._cli import main; sys.exit(main(sys.argv[1:]))"
         proc = subprocess.Popen(
             [sys.executable, "-c", code, "replay", str(spool)],
             cwd=tmp_path,
@@ -147,7 +147,9 @@ def test_send_with_the_backend_down_spools_the_rest_and_replay_finishes(tmp_path
 
 
 def test_cli_entry_point_lists_both_commands() -> None:
-    done = subprocess.run([sys.executable, "-m", "olsdk._cli", "--help"], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "olsdk._integrations._cli", "--help"], capture_output=True, text=True, cwd=ROOT
+    )
     assert "replay" in done.stdout and "send" in done.stdout
 
 

@@ -187,7 +187,7 @@ def test_a_parent_facet_from_elsewhere_gives_the_root_to_children() -> None:
 
 
 def test_a_run_helper_event_is_what_the_shared_builder_makes() -> None:
-    from olsdk import _build
+    from olsdk._builders import _build
 
     client = OpenLineageClient(spool=False, environ={}, config={"transport": {"type": "noop"}})
     run = client.run(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 import uuid
 
+from olsdk._delivery.client._uuid7 import uuid7_time_ms
 from olsdk.client import uuid7
-from olsdk.client._uuid7 import uuid7_time_ms
 
 
 def test_uuid7_layout_and_order() -> None:

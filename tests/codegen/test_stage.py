@@ -117,7 +117,7 @@ def test_records_case_picks_the_repeated_plain_objects() -> None:
 
 def test_record_names_cover_what_a_record_offers() -> None:
     from codegen.stage import RECORD_NAMES
-    from olsdk._records import OLRecord
+    from olsdk._models._runtime import OLRecord
 
     # A spec property named like one of these would shadow the record's own attribute.
     assert {name for name in dir(OLRecord) if not name.startswith("_")} <= RECORD_NAMES

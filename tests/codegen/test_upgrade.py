@@ -161,11 +161,11 @@ def test_upgraded_manifest_matches_a_fresh_scan(upgraded: dict[str, Any]) -> Non
 CHILD = textwrap.dedent(
     """
     import json, sys
-    import olsdk._generated
+    import olsdk._models._generated
     from olsdk import models, parse_event, to_dict
-    from olsdk._version import version_text
-    from olsdk._spec_compat import check_event
-    assert olsdk._generated.__file__.startswith(sys.argv[1]), olsdk._generated.__file__
+    from olsdk._integrations._version import version_text
+    from olsdk._builders._spec_compat import check_event
+    assert olsdk._models._generated.__file__.startswith(sys.argv[1]), olsdk._models._generated.__file__
     event = parse_event(sys.argv[2])
     print(json.dumps({
         "release": models.SPEC_RELEASE,

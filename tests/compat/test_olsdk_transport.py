@@ -80,7 +80,7 @@ def test_the_default_spool_is_where_olsdk_replay_looks(
 ) -> None:
     """Without a spool path the official client's olsdk transport spools under XDG_STATE_HOME,
     as olsdk replay with no argument reads it, and ignores OPENLINEAGE_URL (already resolved)."""
-    from olsdk.client._spool import default_spool_path
+    from olsdk._delivery.client._spool import default_spool_path
     from olsdk.compat import OlsdkTransport, OlsdkTransportConfig
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

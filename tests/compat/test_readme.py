@@ -48,7 +48,8 @@ def test_the_wheel_the_readme_names_is_what_make_dist_builds(tmp_path: Path) -> 
     subprocess.run(install, check=True, capture_output=True, timeout=300)
     probe = (
         "import olsdk, olsdk.models, olsdk.client, olsdk.naming; print(olsdk.__file__, olsdk.models.SPEC_VERSION); "
-        "from olsdk.spark import _bridge_source; print(_bridge_source.source().count('class OlsdkLineageBridge'))"
+        "from olsdk._integrations.spark import _bridge_source; "
+        "print(_bridge_source.source().count('class OlsdkLineageBridge'))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], env={"PYTHONPATH": str(site)}, capture_output=True, text=True, timeout=120

@@ -162,7 +162,7 @@ def test_backoff_is_urllib3s_formula_with_jitter_of_olsdks_own(factor: float) ->
 
     from urllib3.util.retry import Retry
 
-    from olsdk.transports._retry import backoff_time
+    from olsdk._delivery.transports._retry import backoff_time
 
     retry = Retry(total=10, backoff_factor=factor, backoff_jitter=0.2, backoff_max=30)
     state = random.getstate()

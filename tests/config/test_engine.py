@@ -8,7 +8,7 @@ from typing import Literal
 import pytest
 
 from olsdk import ConfigError
-from olsdk._config import build, meta, norm, suggest
+from olsdk._delivery._config import build, meta, norm, suggest
 
 
 @dataclass(frozen=True)

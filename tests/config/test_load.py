@@ -1,6 +1,6 @@
 """Where configuration comes from: file lookup, environment variables, precedence, origins.
 
-These use ``olsdk._config`` alone (no transport is parsed here: the ``transport``
+These use ``olsdk._delivery._config`` alone (no transport is parsed here: the ``transport``
 section stays a mapping); ``tests/client/test_config.py`` covers the whole of it.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from olsdk import ConfigError
-from olsdk._config import env_layer, find_config_file, load
+from olsdk._delivery._config import env_layer, find_config_file, load
 from tests.support.client_testkit import http_config as http
 from tests.support.client_testkit import write_yml
 from tests.support.processes import run_cli, run_script
@@ -231,7 +231,7 @@ def test_an_unreadable_config_file_is_an_error_not_a_fallback() -> None:
         script = f"""
             import os
             from olsdk import ConfigError
-            from olsdk._config import load
+            from olsdk._delivery._config import load
             if os.getuid() == 0:
                 os.setgid(65534)
                 os.setuid(65534)

@@ -13,7 +13,7 @@ import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from olsdk import _registry
+from olsdk._foundation import _registry
 from olsdk.facets import register_facet
 
 ROOT = Path(__file__).resolve().parents[2]

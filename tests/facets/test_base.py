@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import olsdk
-from olsdk import _registry
+from olsdk._foundation import _registry
 from olsdk.facets import (
     CustomDatasetFacet,
     CustomJobFacet,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from olsdk._cli import main
+from olsdk._integrations._cli import main
 
 TWO_PREFIXES = textwrap.dedent(
     """

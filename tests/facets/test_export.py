@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import olsdk
 from olsdk import models
-from olsdk._cli import main as olsdk_main
+from olsdk._integrations._cli import main as olsdk_main
 from olsdk.facets import attach, export_schemas, facet_schema, registry_document
 from olsdk.models import SPEC_VERSION, InputDataset, Job, Run, RunEvent
 from tests.support.overlay import needs, sdk_copy
@@ -116,7 +116,7 @@ def test_a_generated_registry_facet_exports_the_spec_file(tmp_path: Path) -> Non
     # Closing the loop the other way: a facet the generator made from the spec's gcp
     # registry exports back to its own file, up to `additionalProperties: true`. The file
     # is the one these models were generated from (the release's, under make test-spec-*).
-    from olsdk._generated._schemas import DOCUMENTS
+    from olsdk._models._generated._schemas import DOCUMENTS
 
     exported = facet_schema(models.GcpDataprocRunFacet)
     spec = DOCUMENTS[exported["$id"]]
@@ -216,11 +216,11 @@ REEXPORT = textwrap.dedent(
     """
     import json, sys
     import olsdk
-    import olsdk._generated
+    import olsdk._models._generated
     import olsdk.models as m
     from olsdk.facets import export_schemas, key_of
 
-    assert olsdk._generated.__file__.startswith(sys.argv[1]), olsdk._generated.__file__
+    assert olsdk._models._generated.__file__.startswith(sys.argv[1]), olsdk._models._generated.__file__
     names = json.loads(sys.argv[3])
     classes = [getattr(m, name) for name in names]
     export_schemas(classes, sys.argv[2])
@@ -250,7 +250,7 @@ def test_export_generate_export_is_a_fixed_point(sample: Any, tmp_path: Path) ->
 
     generated = sdk_copy(tmp_path / "sdk")
     _run([sys.executable, "-m", "codegen", "generate", "--extra-facets", str(first), "--out", str(generated / "olsdk")])
-    assert (generated / "olsdk" / "_generated" / "models.py").exists()
+    assert (generated / "olsdk" / "_models" / "_generated" / "models.py").exists()
 
     second = tmp_path / "second"
     names = [cls.__name__ for cls in sample.FACETS]

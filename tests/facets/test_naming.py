@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from olsdk.facets import _naming
+from olsdk._builders.facets import _naming
 
 # class name, prefix, entity -> key
 VALID = [

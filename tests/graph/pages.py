@@ -6,8 +6,8 @@ import json
 import re
 from typing import Any
 
-from olsdk._graph._model import LineageGraph, build_graph
-from olsdk._graph._read import ReadItem
+from olsdk._integrations._graph._model import LineageGraph, build_graph
+from olsdk._integrations._graph._read import ReadItem
 from tests.graph.events import at, dataset, run_event
 
 __all__ = ["NASTY", "embedded_data", "nasty_graph"]

@@ -16,9 +16,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from olsdk._graph._model import LineageGraph, build_graph
-from olsdk._graph._page import page_data
-from olsdk._graph._read import read_lines
+from olsdk._integrations._graph._model import LineageGraph, build_graph
+from olsdk._integrations._graph._page import page_data
+from olsdk._integrations._graph._read import read_lines
 from tests.graph.events import BAD_LINES, large_log, pipeline_events
 
 __all__ = ["CASES", "pinned_graph", "pinned_outputs", "read_case"]

@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from olsdk._graph._model import build_graph
-from olsdk._graph._page import write_page
-from olsdk._graph._read import read_events
+from olsdk._integrations._graph._model import build_graph
+from olsdk._integrations._graph._page import write_page
+from olsdk._integrations._graph._read import read_events
 from tests.graph.chromium import Chromium, pixel_variance
 from tests.graph.events import BAD_LINES, large_log, write_ndjson
 from tests.graph.pages import NASTY, nasty_graph

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from olsdk._cli import main
+from olsdk._integrations._cli import main
 from tests.graph.events import BAD_LINES, pipeline_events
 from tests.graph.pages import embedded_data
 
@@ -31,7 +31,7 @@ def test_graph_writes_the_page_and_says_what_is_in_it(
 def test_graph_reads_stdin_and_folders(pipeline_log: Path, tmp_path: Path) -> None:
     out = tmp_path / "from-stdin.html"
     done = subprocess.run(
-        [sys.executable, "-m", "olsdk._cli", "graph", "-", "-o", str(out)],
+        [sys.executable, "-m", "olsdk._integrations._cli", "graph", "-", "-o", str(out)],
         input=pipeline_log.read_bytes(),
         capture_output=True,
         check=False,

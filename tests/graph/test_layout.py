@@ -7,8 +7,8 @@ from itertools import combinations, pairwise
 
 import pytest
 
-from olsdk._graph import _layout
-from olsdk._graph._layout import NODE_GAP, NODE_HEIGHT, NODE_WIDTH, Layout, layered_layout
+from olsdk._integrations._graph import _layout
+from olsdk._integrations._graph._layout import NODE_GAP, NODE_HEIGHT, NODE_WIDTH, Layout, layered_layout
 
 
 def overlaps(layout: Layout, count: int) -> list[tuple[int, int]]:

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from olsdk._graph._model import LineageGraph, build_graph
-from olsdk._graph._page import PAGE_DATA_VERSION, page_data, render_page, write_page
-from olsdk._graph._read import ReadItem
+from olsdk._integrations._graph._model import LineageGraph, build_graph
+from olsdk._integrations._graph._page import PAGE_DATA_VERSION, page_data, render_page, write_page
+from olsdk._integrations._graph._read import ReadItem
 from tests.graph.chromium import Chromium
 from tests.graph.events import pipeline_events
 from tests.graph.pages import embedded_data
@@ -175,7 +175,7 @@ def test_events_posted_after_the_page_opened_appear_without_a_reload(chromium: C
 
 def test_the_builder_folds_events_incrementally() -> None:
     """A server keeps one GraphBuilder: `finish()` after each batch equals building from all events so far."""
-    from olsdk._graph._model import GraphBuilder
+    from olsdk._integrations._graph._model import GraphBuilder
 
     events = pipeline_events()
     builder = GraphBuilder()

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from olsdk._graph._facts import canonical_time
-from olsdk._graph._model import RUN_HISTORY, LineageGraph, build_graph
-from olsdk._graph._read import ReadItem, read_events
+from olsdk._integrations._graph._facts import canonical_time
+from olsdk._integrations._graph._model import RUN_HISTORY, LineageGraph, build_graph
+from olsdk._integrations._graph._read import ReadItem, read_events
 from tests.graph.events import BAD_LINES, at, column_lineage, dataset, run_event, schema
 from tests.graph.pinned import pinned_outputs, read_case
 
@@ -177,7 +177,7 @@ def test_the_graph_of_a_fixed_log_is_pinned() -> None:
 
 
 def test_parent_runs_link_their_jobs_to_the_child_jobs() -> None:
-    from olsdk._graph._model import ParentLink
+    from olsdk._integrations._graph._model import ParentLink
     from tests.graph.events import demo_events, parent_events
 
     demo = graph_of(demo_events())

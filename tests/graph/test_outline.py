@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from olsdk._graph._model import LineageGraph, build_graph
-from olsdk._graph._page import write_page
-from olsdk._graph._read import ReadItem, read_events
+from olsdk._integrations._graph._model import LineageGraph, build_graph
+from olsdk._integrations._graph._page import write_page
+from olsdk._integrations._graph._read import ReadItem, read_events
 from tests.corpus.events import CORPUS
 from tests.graph.chromium import Chromium
 from tests.graph.events import demo_events, large_log, pipeline_events, warehouse_events, write_ndjson
@@ -263,7 +263,7 @@ def test_the_run_history_shows_every_run(chromium: Chromium, tmp_path: Path) -> 
 
 def test_spec_problems_a_server_adds_are_shown(chromium: Chromium, tmp_path: Path) -> None:
     """`olsdk serve` adds `summary.specProblems`, `summary.specProblemsByProducer` and a job's `pb` (docs/graph.md)."""
-    from olsdk._graph._page import page_data
+    from olsdk._integrations._graph._page import page_data
 
     graph = graph_of(pipeline_events())
     open_page(chromium, graph, tmp_path / "pipeline.html")

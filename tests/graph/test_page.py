@@ -6,9 +6,9 @@ import json
 import re
 from pathlib import Path
 
-from olsdk._graph._model import build_graph
-from olsdk._graph._page import render_page, script_json
-from olsdk._graph._read import read_events
+from olsdk._integrations._graph._model import build_graph
+from olsdk._integrations._graph._page import render_page, script_json
+from olsdk._integrations._graph._read import read_events
 from tests.graph.pages import NASTY, embedded_data, nasty_graph
 from tests.graph.pinned import pinned_outputs, read_case
 
@@ -80,7 +80,7 @@ def test_the_page_data_of_a_fixed_log_is_pinned() -> None:
 
 
 def test_parent_links_and_run_parents_are_in_the_data() -> None:
-    from olsdk._graph._read import ReadItem
+    from olsdk._integrations._graph._read import ReadItem
     from tests.graph.events import demo_events
 
     graph = build_graph(ReadItem(f"t:{i}", e) for i, e in enumerate(demo_events()))
@@ -96,8 +96,8 @@ def test_parent_links_and_run_parents_are_in_the_data() -> None:
 
 
 def test_the_page_keeps_the_latest_errors_whole_and_shortens_older_ones() -> None:
-    from olsdk._graph._page import FULL_ERRORS, SHORT_ERROR_CHARS
-    from olsdk._graph._read import ReadItem
+    from olsdk._integrations._graph._page import FULL_ERRORS, SHORT_ERROR_CHARS
+    from olsdk._integrations._graph._read import ReadItem
     from tests.graph.events import at, run_event
 
     long_error = "x" * (SHORT_ERROR_CHARS + 50)

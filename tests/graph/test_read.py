@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from olsdk import ConfigError
-from olsdk._graph._read import identity_problem, read_events
+from olsdk._integrations._graph._read import identity_problem, read_events
 from tests.graph.events import BAD_LINES, pipeline_events, run_event, write_ndjson
 
 JOB = ("ns", "job")

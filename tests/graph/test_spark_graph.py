@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from olsdk._graph._model import build_graph
-from olsdk._graph._page import write_page
-from olsdk._graph._read import read_events
+from olsdk._integrations._graph._model import build_graph
+from olsdk._integrations._graph._page import write_page
+from olsdk._integrations._graph._read import read_events
 from tests.graph.events import (
     BAD_LINES,
     at,

@@ -1,4 +1,4 @@
-"""`olsdk._events`: parse_event / to_json / to_dict.
+"""`olsdk._readers._events`: parse_event / to_json / to_dict.
 
 Dispatch to the three event kinds, lossless round trips, clear errors; and, against the
 spec's own JSON Schema, documents generated from it (hypothesis-jsonschema) parse into
@@ -18,7 +18,7 @@ from hypothesis_jsonschema import from_schema
 
 import olsdk
 import olsdk.models as models
-from olsdk import _spec
+from olsdk._models import _spec
 from tests.support.facet_places import container_of, facet_keys_by_file, run_event_with
 from tests.support.spec_schema import assert_valid, core, inline
 

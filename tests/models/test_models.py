@@ -21,9 +21,9 @@ from pydantic import BaseModel
 
 import olsdk
 import olsdk.models as models
-from olsdk import _registry
-from olsdk._generated import models as generated
-from olsdk._records import OLRecord
+from olsdk._foundation import _registry
+from olsdk._models._generated import models as generated
+from olsdk._models._runtime import OLRecord
 from tests.support.facet_places import container_of, facet_keys_by_file, run_event_with
 from tests.support.model_strategies import events, for_model
 from tests.support.spec_schema import SPEC_DIR, assert_valid, core, schema_files
@@ -69,7 +69,7 @@ def test_class_counts() -> None:
         if name.isidentifier()  # pydantic also lists parametrised generics such as RootModel[...]
         and isinstance(obj, type)
         and issubclass(obj, pydantic.BaseModel | OLRecord)
-        and obj.__module__ == "olsdk._generated.models"
+        and obj.__module__ == "olsdk._models._generated.models"
     }
     core_defs = [d for d in defs if d[0] == "OpenLineage.json"]
     facet_files = [p for p in schema_files() if p != "OpenLineage.json"]

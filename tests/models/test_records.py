@@ -1,4 +1,4 @@
-"""Records (`olsdk._records`): the objects that repeat inside facets, as typed dicts."""
+"""Records (`olsdk._models._runtime`): the objects that repeat inside facets, as typed dicts."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 import olsdk
 import olsdk.models as models
-from olsdk._records import OLRecord
+from olsdk._models._runtime import OLRecord
 
 FACET = {"_producer": "https://example.com/p", "_schemaURL": "https://example.com/s#/$defs/SchemaDatasetFacet"}
 

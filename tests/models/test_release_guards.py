@@ -2,7 +2,7 @@
 
 `tests.support.release_guards.scan` walks the layer's modules; the record of every release
 (`spec/releases/history.json`, from `tests.support.spec_history`) says which classes every
-release from 1.0.0 on has. A name outside that set must go through `olsdk._release`
+release from 1.0.0 on has. A name outside that set must go through `olsdk._models._release`
 (`spec_class`, `spec_field`), which answers from the generated metadata and warns once
 where the release lacks it. The record itself is checked against the committed releases,
 and the table of `docs/spec-versions.md` against the record and the guards.
@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from olsdk import _release, models
-from olsdk._generated import _meta
+from olsdk import models
+from olsdk._models import _release
+from olsdk._models._generated import _meta
 from tests.support.overlay import forget_release_warnings
 from tests.support.release_guards import Guard, scan
 from tests.support.spec_history import (
@@ -47,7 +48,7 @@ def test_the_layer_names_only_classes_every_release_has_unless_it_asks() -> None
     unguarded, _ = layer()
     assert unguarded == [], (
         "these generated names are not in every release from "
-        f"{HISTORY.releases[0]} on; ask olsdk._release.spec_class(name, feature=..., logger=...) "
+        f"{HISTORY.releases[0]} on; ask olsdk._models._release.spec_class(name, feature=..., logger=...) "
         "(or spec_field) and leave the feature out where it returns None:\n" + "\n".join(unguarded)
     )
 
@@ -83,7 +84,7 @@ def test_the_scan_finds_each_form_of_use(tmp_path: Path) -> None:
             import olsdk.models as m
             from olsdk import models
             from olsdk.models import RunEvent, TagsJobFacet
-            from olsdk._release import spec_class, has_field
+            from olsdk._models._release import spec_class, has_field
 
             if TYPE_CHECKING:
                 from olsdk.models import JobTypeJobFacet  # annotations only: fine
@@ -136,7 +137,7 @@ def test_the_docs_table_is_the_one_the_record_and_the_guards_give() -> None:
     assert block == expected, "run: .venv/bin/python -m tests.support.spec_history --docs"
 
 
-# -- olsdk._release itself ----------------------------------------------------------------------
+# -- olsdk._models._release itself ----------------------------------------------------------------------
 
 
 def test_spec_class_gives_the_class_or_warns_once_naming_release_and_class(
@@ -163,7 +164,7 @@ def test_spec_class_gives_the_class_or_warns_once_naming_release_and_class(
 def test_has_class_and_has_field_read_the_generated_metadata() -> None:
     assert _release.has_class("ParentRunFacet") and not _release.has_class("NoSuchRunFacet")
     assert _release.has_field("ParentRunFacet", "run") and not _release.has_field("NoSuchRunFacet", "run")
-    from olsdk._generated import models as generated
+    from olsdk._models._generated import models as generated
 
     defined = {n for n, v in vars(generated).items() if isinstance(v, type) and v.__module__ == generated.__name__}
     defined = {n for n in defined if n.isidentifier()}  # not the parametrised RootModel[...] helpers

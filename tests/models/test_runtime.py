@@ -1,4 +1,4 @@
-"""`olsdk._runtime`: what the generated models inherit when built in Python.
+"""`olsdk._models._runtime`: what the generated models inherit when built in Python.
 
 Construction fills `_producer`, `_schemaURL`, `producer`, `schemaURL` and `eventTime`;
 facet containers behave like mappings; errors are `olsdk.ValidationError` with JSON
@@ -17,9 +17,9 @@ import pytest
 
 import olsdk
 import olsdk.models as models
-from olsdk import _runtime
-from olsdk._generated import models as generated
-from olsdk._records import OLRecord
+from olsdk._models import _runtime
+from olsdk._models._generated import models as generated
+from olsdk._models._runtime import OLRecord
 from tests.support.processes import run_script
 from tests.support.spec_schema import assert_valid, core
 
@@ -185,7 +185,7 @@ def test_parsing_does_not_go_through_the_construction_path() -> None:
     classes = [c for c in vars(generated).values() if isinstance(c, type) and issubclass(c, _runtime.OLModel)]
     assert len(classes) > 80
     assert [c.__name__ for c in classes if c.__pydantic_custom_init__] == []
-    # Records are made from parsed JSON by dict's own C constructor (`olsdk._records`).
+    # Records are made from parsed JSON by dict's own C constructor (`olsdk._models._runtime`).
     records = [c for c in vars(generated).values() if isinstance(c, type) and issubclass(c, OLRecord)]
     assert len(records) > 10
     assert [c.__name__ for c in records for klass in c.__mro__[:-2] if {"__init__", "__new__"} & set(vars(klass))] == []
@@ -276,7 +276,7 @@ def test_importing_the_models_builds_no_class_but_resolves_every_field(tmp_path:
     assert int(count) > 90
     assert built_count == "0"
     assert unresolved == "[]"
-    assert annotation == "olsdk._generated.models.RunFacets | None"
+    assert annotation == "olsdk._models._generated.models.RunFacets | None"
 
 
 def test_a_class_builds_on_first_use_and_parses_as_an_eagerly_built_one(tmp_path: Any) -> None:
@@ -332,17 +332,17 @@ def test_unpickled_events_read_typed_records_in_a_fresh_process(tmp_path: Any) -
 
 
 def test_the_generated_module_binds_its_metadata_however_it_is_imported(tmp_path: Any) -> None:
-    # (Unpickling imports `olsdk._generated.models` and nothing else of olsdk.)
+    # (Unpickling imports `olsdk._models._generated.models` and nothing else of olsdk.)
     out = _fresh(
         """
         import sys
-        from olsdk._generated import models
+        from olsdk._models._generated import models
         print(models.RunFacets.__olsdk_entity__, models.SQLJobFacet.__olsdk_schema_url__.endswith("SQLJobFacet"))
         print(models.RunFacets.model_fields["parent"].annotation, "olsdk.models" in sys.modules)
         """,
         tmp_path,
     )
-    assert out.splitlines() == ["run True", "olsdk._generated.models.ParentRunFacet | None False"]
+    assert out.splitlines() == ["run True", "olsdk._models._generated.models.ParentRunFacet | None False"]
 
 
 def test_records_and_facet_maps_read_typed_before_any_class_is_built(tmp_path: Any) -> None:
@@ -363,7 +363,7 @@ def test_records_and_facet_maps_read_typed_before_any_class_is_built(tmp_path: A
 def test_a_custom_facet_is_built_where_it_is_defined(tmp_path: Any) -> None:
     out = _fresh(
         """
-        from olsdk import _registry
+        from olsdk._foundation import _registry
         from olsdk.facets import CustomRunFacet
 
         class MyCoRowsRunFacet(CustomRunFacet, prefix="myCo", schema_base_url="https://e.com/s", version="1-0-0"):

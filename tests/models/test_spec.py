@@ -1,4 +1,4 @@
-"""`olsdk._spec`: the entity table and event kinds, read from the generated metadata.
+"""`olsdk._models._spec`: the entity table and event kinds, read from the generated metadata.
 
 The table is checked against the model classes themselves: each entity's facet map is
 the type of its owner's field, and each place in an event leads, field by field, to it.
@@ -12,8 +12,9 @@ import pytest
 from pydantic import BaseModel
 
 import olsdk.models as models
-from olsdk import _registry, _spec
-from olsdk._runtime import _models_in
+from olsdk._foundation import _registry
+from olsdk._models import _spec
+from olsdk._models._runtime import _models_in
 
 
 def test_entities_and_their_order() -> None:

@@ -1,4 +1,4 @@
-"""`olsdk._spec_compat`: notes on what an event has that the generated models' spec version lacks."""
+"""`olsdk._builders._spec_compat`: notes on what an event has that the generated models' spec version lacks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from olsdk import ValidationError
-from olsdk._spec_compat import check_event, parse_event_checked, spec_versions
+from olsdk._builders._spec_compat import check_event, parse_event_checked, spec_versions
 from tests.support.spec_snapshots import SAMPLE_EVENT
 
 

@@ -1,12 +1,12 @@
-"""`olsdk._version`: the version text names the generated snapshot; `olsdk --version` prints it."""
+"""`olsdk._integrations._version`: the version text names the generated snapshot; `olsdk --version` prints it."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from olsdk import _generated
-from olsdk._version import version_text
+from olsdk._integrations._version import version_text
+from olsdk._models import _generated
 
 
 def test_version_text_names_the_generated_snapshot() -> None:
@@ -17,7 +17,11 @@ def test_version_text_names_the_generated_snapshot() -> None:
 
 def test_olsdk_version_flag() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "olsdk._cli", "--version"], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "olsdk._integrations._cli", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == version_text()

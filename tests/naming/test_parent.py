@@ -12,8 +12,8 @@ import uuid
 import pytest
 
 from olsdk import ValidationError, models, naming, parse_event
-from olsdk._build import RunRef, parent_facet
-from olsdk.naming import _parent
+from olsdk._builders._build import RunRef, parent_facet
+from olsdk._builders.naming import _parent
 from tests.support.overlay import forget_release_warnings, parent_root_in_models
 
 PARENT_RUN = "0190a2c4-95f5-7c1e-8a57-2d7e0a3f1b11"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from olsdk.naming import _partitions as partitions
+from olsdk._builders.naming import _partitions as partitions
 from olsdk.naming import trim_partitions
 
 

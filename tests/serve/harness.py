@@ -37,7 +37,7 @@ class ServeProcess:
         self, home: Path, db: str | None, *args: str, env: dict[str, str] | None = None, timeout: float = 60
     ) -> None:
         self.home = home
-        code = "import sys; from olsdk._cli import main; sys.exit(main(sys.argv[1:]))"
+        code = "import sys; from olsdk._integrations._cli import main; sys.exit(main(sys.argv[1:]))"
         self.process = subprocess.Popen(
             [sys.executable, "-c", code, "serve", "--port", "0", *(["--db", db] if db else []), *args],
             cwd=home,

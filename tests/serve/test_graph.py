@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from olsdk._graph._model import RUN_HISTORY, build_graph
-from olsdk._graph._page import page_data
-from olsdk._graph._read import ReadItem
+from olsdk._integrations._graph._model import RUN_HISTORY, build_graph
+from olsdk._integrations._graph._page import page_data
+from olsdk._integrations._graph._read import ReadItem
 from tests.graph.events import parent_events, pipeline_events
 from tests.serve.harness import ServeProcess, dumps, run_event
 

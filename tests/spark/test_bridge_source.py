@@ -2,7 +2,7 @@
 
 No SparkSession here: Java's single-file launcher runs ``tests/spark/java/JaninoCook.java``,
 which cooks ``OlsdkLineageBridge.java`` with Janino's ``SimpleCompiler`` against the pinned
-pyspark's jars, as ``olsdk.spark._bridge`` does in the driver. A syntax or type error in
+pyspark's jars, as ``olsdk._integrations.spark._bridge`` does in the driver. A syntax or type error in
 the Java fails here, in seconds, without running a Spark job.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from olsdk.spark import _bridge_source
+from olsdk._integrations.spark import _bridge_source
 
 pytestmark = pytest.mark.spark
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from olsdk.spark._cli import _submit_args, parse_confs
+from olsdk._integrations.spark._cli import _submit_args, parse_confs
 
 SCRIPT = textwrap.dedent(
     """
@@ -53,7 +53,7 @@ def test_run_script_with_lineage(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "olsdk._cli",
+            "olsdk._integrations._cli",
             "spark",
             "run",
             "--conf",
@@ -93,7 +93,7 @@ def test_run_script_with_lineage(tmp_path: Path) -> None:
 
 def test_missing_script(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "olsdk._cli", "spark", "run", str(tmp_path / "nope.py")],
+        [sys.executable, "-m", "olsdk._integrations._cli", "spark", "run", str(tmp_path / "nope.py")],
         capture_output=True,
         timeout=60,
     )

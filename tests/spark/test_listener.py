@@ -343,7 +343,7 @@ def test_datasets_of_dataframes(spark: Any, data: Path, spark_dirs: Path, lineag
 
 
 def test_lineage_run(spark: Any, data: Path, lineage: Collector) -> None:
-    from olsdk.spark._run import lineage_run
+    from olsdk._integrations.spark._run import lineage_run
 
     people = spark.read.parquet(str(data / "people_parquet"))
     target = str(data / "out" / "manual")

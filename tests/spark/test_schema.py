@@ -32,7 +32,7 @@ from pyspark.sql.types import (
     YearMonthIntervalType,
 )
 
-from olsdk.spark._schema import schema_facet
+from olsdk._integrations.spark._schema import schema_facet
 
 pytestmark = pytest.mark.spark
 

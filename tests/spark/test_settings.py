@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from olsdk import ConfigError
+from olsdk._integrations.spark._settings import SparkSettings, Tag, conf_tree, transport_config
 from olsdk.client import OpenLineageClient
-from olsdk.spark._settings import SparkSettings, Tag, conf_tree, transport_config
 
 P = "spark.openlineage."
 

@@ -1,6 +1,6 @@
 """Put a facet where a RunEvent holds facets of its entity, and read it back.
 
-The places come from `olsdk._spec` (the generated entity table, itself checked against
+The places come from `olsdk._models._spec` (the generated entity table, itself checked against
 the model classes in tests/models/test_spec.py), so these helpers cover every entity the
 spec has without a table of their own.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from olsdk import _spec
+from olsdk._models import _spec
 from olsdk.models import FACET_KEYS
 from tests.support.spec_schema import schema_files
 

@@ -17,9 +17,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, RootModel, StringConstraints
 
 import olsdk.models as models
-from olsdk._formats import DATETIME_NO_LEAP_PATTERN, DATETIME_PATTERN
-from olsdk._records import OLRecord
-from olsdk._runtime import FacetContainer
+from olsdk._foundation._formats import DATETIME_NO_LEAP_PATTERN, DATETIME_PATTERN
+from olsdk._models._runtime import FacetContainer, OLRecord
 
 MAX_DEPTH = 2
 JSON_SCALARS = st.none() | st.booleans() | st.integers(-(2**31), 2**31) | st.text(max_size=8)
@@ -33,7 +32,7 @@ TEXT = st.text(max_size=12)
 
 def _string(metadata: list[Any]) -> st.SearchStrategy[str]:
     for item in metadata:
-        # StringConstraints, or olsdk's format marker (olsdk._runtime._Format): both have `pattern`.
+        # StringConstraints, or olsdk's format marker (olsdk._models._runtime._Format): both have `pattern`.
         pattern = (
             getattr(item, "pattern", None) if isinstance(item, StringConstraints) or hasattr(item, "pattern") else None
         )

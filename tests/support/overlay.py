@@ -1,6 +1,6 @@
 """A copy of the olsdk package whose models come from another spec snapshot.
 
-The generated models live inside the package (`olsdk._generated`), so testing the
+The generated models live inside the package (`olsdk._models._generated`), so testing the
 hand-written layer against models of another snapshot needs a copy of the package:
 `sdk_copy(dest)` copies `src/olsdk` without its models to `dest/olsdk`; generating
 with `--out dest/olsdk` fills them in, and `dest` goes first on `PYTHONPATH`.
@@ -11,7 +11,7 @@ what `make test-spec-<release>` runs): `DEST/spec` gets the snapshot and its man
 and `spec/` are never written. It prints the folder to put first on `PYTHONPATH`.
 
 Tests that check what only some releases have ask the imported models, as the layer does
-(`olsdk._release`), through `release_has`, `needs` (a skip naming the release and what it
+(`olsdk._models._release`), through `release_has`, `needs` (a skip naming the release and what it
 lacks) and `parent_root_in_models`; each answer is cross-checked against the record of
 every release (`spec/releases/history.json`), so a run meant for one snapshot cannot
 silently test another.
@@ -87,10 +87,10 @@ def imported_release(packages: Path) -> str:
 def release_has(name: str) -> bool:
     """Whether the imported models have `name`: a class (`TagsJobFacet`) or a field (`ParentRunFacet.root`).
 
-    Asked of the models' metadata (`olsdk._release`), and cross-checked against the record
+    Asked of the models' metadata (`olsdk._models._release`), and cross-checked against the record
     of every release when the models come from a recorded one.
     """
-    from olsdk import _release
+    from olsdk._models import _release
     from tests.support.spec_history import History
 
     cls, _, field = name.partition(".")
@@ -107,7 +107,7 @@ def release_has(name: str) -> bool:
 
 def needs(*names: str) -> pytest.MarkDecorator:
     """Skip the test where the imported models lack one of `names`, saying which and on which release."""
-    from olsdk import _release
+    from olsdk._models import _release
 
     missing = [name for name in names if not release_has(name)]
     reason = f"spec {_release.RELEASE} has no {', '.join(missing)}" if missing else ""
@@ -120,8 +120,8 @@ def parent_root_in_models() -> bool:
 
 
 def forget_release_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fresh warn-once memory of `olsdk._release` for one test (its warnings come again)."""
-    from olsdk import _release
+    """A fresh warn-once memory of `olsdk._models._release` for one test (its warnings come again)."""
+    from olsdk._models import _release
 
     monkeypatch.setattr(_release, "_warned", set())
 

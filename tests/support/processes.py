@@ -64,7 +64,7 @@ def run_script(script: str, home: Path, input: str | None = None, timeout: float
 
 def start_cli(*args: str, home: Path, **env: str) -> subprocess.Popen[str]:
     """``olsdk ARGS`` in a child process (the installed entry point's code)."""
-    code = "import sys; from olsdk._cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from olsdk._integrations._cli import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.Popen(
         [sys.executable, "-c", code, *args],
         cwd=home,

@@ -4,11 +4,11 @@
 `_generated/`) and finds:
 
 - **uses**: a generated class named directly: imported from `olsdk.models`,
-  `olsdk._generated.models` or `olsdk` (outside `if TYPE_CHECKING:`), read as an
+  `olsdk._models._generated.models` or `olsdk` (outside `if TYPE_CHECKING:`), read as an
   attribute of an alias of those modules (`m.TagsJobFacet`), read with `getattr` on
   one, or written as a string equal to a class name that is not an argument of the
   helper below;
-- **guards**: the asks of `olsdk._release` (`spec_class`, `spec_field`, `has_class`,
+- **guards**: the asks of `olsdk._models._release` (`spec_class`, `spec_field`, `has_class`,
   `has_field`) with the class (and field) named as string literals, and the `feature=`
   text that says what is left out without it.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "olsdk"
 
-MODEL_MODULES = frozenset({"olsdk.models", "olsdk._generated.models"})
+MODEL_MODULES = frozenset({"olsdk.models", "olsdk._models", "olsdk._models._generated.models"})
 GUARD_FUNCTIONS = frozenset({"spec_class", "spec_field", "has_class", "has_field"})
 
 
@@ -46,7 +46,7 @@ class Use:
 
 @dataclass(frozen=True, order=True)
 class Guard:
-    """An ask of `olsdk._release`: the class (and field), and what is left out without it."""
+    """An ask of `olsdk._models._release`: the class (and field), and what is left out without it."""
 
     name: str  # a class, or `Class.field`
     feature: str  # "" for has_class/has_field, which leave the consequence to the caller
@@ -64,7 +64,7 @@ class Guard:
 
 
 # The helper itself, where every ask lands; and the generated package.
-SKIPPED = ("olsdk/_release.py",)
+SKIPPED = ("olsdk/_models/_release.py",)
 
 
 def _modules(src: Path) -> Iterator[tuple[str, ast.Module]]:
@@ -96,10 +96,10 @@ def _model_aliases(tree: ast.Module) -> set[str]:
             for alias in node.names:
                 if alias.name in MODEL_MODULES and alias.asname:
                     aliases.add(alias.asname)
-        elif isinstance(node, ast.ImportFrom) and node.module in ("olsdk", "olsdk._generated"):
+        elif isinstance(node, ast.ImportFrom) and node.module in ("olsdk", "olsdk._models._generated"):
             for alias in node.names:
-                if alias.name == "models":
-                    aliases.add(alias.asname or "models")
+                if alias.name in ("models", "_models"):
+                    aliases.add(alias.asname or alias.name)
     return aliases
 
 

@@ -20,7 +20,7 @@ import rfc3986_validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from olsdk._formats import UUID_PATTERN
+from olsdk._foundation._formats import UUID_PATTERN
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_DIR = ROOT / "spec"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from olsdk._delivery.transports._async_http import AsyncHttpSettings, queue_settings
 from olsdk.client import OpenLineageClient, Spool
 from olsdk.transports import BufferedSettings, BufferedTransport, create_transport
-from olsdk.transports._async_http import AsyncHttpSettings, queue_settings
 from tests.support.client_testkit import LineageServer, run_event
 
 

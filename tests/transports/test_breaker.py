@@ -176,8 +176,8 @@ def test_a_fresh_process_probes_once_it_is_due_and_finds_the_backend_back(tmp_pa
 def test_a_probe_refused_at_once_keeps_the_cooldown_and_a_slow_one_doubles_it() -> None:
     """A refused probe costs nothing, so the backend's return is seen within `cooldown`; a probe
     that waited for a timeout makes the next wait twice as long (up to `max_cooldown`)."""
-    from olsdk._exceptions import DeliveryError
-    from olsdk.transports._breaker import Breaker, BreakerSettings
+    from olsdk._delivery.transports._breaker import Breaker, BreakerSettings
+    from olsdk._foundation._exceptions import DeliveryError
 
     breaker = Breaker("http://127.0.0.1:9", BreakerSettings(cooldown=0.05, max_cooldown=0.3))
     unreachable = DeliveryError("cannot connect", unreachable=True)
@@ -201,8 +201,8 @@ def test_the_breaker_leaves_the_global_random_state_alone() -> None:
     generator moved a user's seeded sequence (and hypothesis warned in 73 tests of make test)."""
     import random
 
-    from olsdk._exceptions import DeliveryError
-    from olsdk.transports._breaker import Breaker, BreakerSettings
+    from olsdk._delivery.transports._breaker import Breaker, BreakerSettings
+    from olsdk._foundation._exceptions import DeliveryError
 
     breaker = Breaker("http://127.0.0.1:9", BreakerSettings(cooldown=0.01))
     state = random.getstate()

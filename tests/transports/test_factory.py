@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from olsdk._delivery.transports._factory import parse_transport
 from olsdk.client import ConfigError, OpenLineageClient
 from olsdk.transports import (
     BufferedTransport,
@@ -22,7 +23,6 @@ from olsdk.transports import (
     register_transport,
     transport_kinds,
 )
-from olsdk.transports._factory import parse_transport
 from tests.support.client_testkit import run_event
 
 
@@ -121,7 +121,7 @@ def test_register_a_kind_of_your_own() -> None:
         assert isinstance(inside, CompositeTransport)
         assert inside.transports[0].settings == ShoutSettings(prefix="!")  # type: ignore[attr-defined]
     finally:
-        from olsdk.transports import _factory
+        from olsdk._delivery.transports import _factory
 
         _factory._KINDS.pop("shout", None)
 

@@ -32,7 +32,7 @@ def sdk_client(url: str) -> Any:
 def test_run_events_reach_the_lineage_api_as_the_official_transport_sends_them(tmp_path: Path) -> None:
     from openlineage.client.transport.gcplineage import GCPLineageConfig, GCPLineageTransport
 
-    from olsdk.transports._gcplineage import GcpLineageSettings, GcpLineageTransport
+    from olsdk._delivery.transports._gcplineage import GcpLineageSettings, GcpLineageTransport
 
     event = official_run_event("daily")
     section = {"project_id": "acme-data", "location": "europe-west1", "async_transport_rules": {"x": {"*": True}}}
@@ -58,7 +58,7 @@ def test_run_events_reach_the_lineage_api_as_the_official_transport_sends_them(t
 
 
 def test_api_errors_are_spooled_and_other_events_skipped(tmp_path: Path) -> None:
-    from olsdk.transports._gcplineage import GcpLineageSettings, GcpLineageTransport
+    from olsdk._delivery.transports._gcplineage import GcpLineageSettings, GcpLineageTransport
 
     srv = LineageServer()
     srv.script.append(

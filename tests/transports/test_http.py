@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from olsdk._exceptions import ConfigError
+from olsdk._foundation._exceptions import ConfigError
 from olsdk.client import Spool, replay
 from olsdk.transports import (
     BatchSettings,

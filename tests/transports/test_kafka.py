@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from olsdk._delivery.transports._kafka import message_key
 from olsdk.client import ConfigError, OpenLineageClient, Spool
 from olsdk.transports import KafkaTransport, Payload, create_transport
-from olsdk.transports._kafka import message_key
 from tests.support.client_testkit import run_event
 
 PARENT_ROOT = {

@@ -12,8 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from olsdk._delivery.transports._msk_iam import MskIamSettings, msk_oauth_token, producer_config
 from olsdk.transports import create_transport
-from olsdk.transports._msk_iam import MskIamSettings, msk_oauth_token, producer_config
 
 pytest.importorskip("aws_msk_iam_sasl_signer")
 pytest.importorskip("confluent_kafka")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from olsdk import models as m
-from olsdk._exceptions import ConfigError
+from olsdk._foundation._exceptions import ConfigError
 from olsdk.client import OpenLineageClient, Spool
 from tests.support.official import RUN_ID, OfficialRecordingTransport, official_run_event
 

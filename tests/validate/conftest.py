@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from olsdk import _registry
+from olsdk._foundation import _registry
 
 # Hypothesis draws facets from the spec's recursive schemas (schema fields, subset
 # conditions): drawing and mutating them needs a deeper stack than Python's default.

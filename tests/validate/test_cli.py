@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from olsdk._cli import main
+from olsdk._integrations._cli import main
 from tests.corpus.events import CORPUS
 
 VALID = [s for s in CORPUS if s.problems == ()]
@@ -52,7 +52,7 @@ def test_folders_json_documents_and_stdin(tmp_path: Path) -> None:
     (folder / "b.json").write_text(json.dumps([INVALID[0].document, VALID[0].document], indent=2))
     (folder / "notes.txt").write_text("not events")
     result = subprocess.run(
-        [sys.executable, "-m", "olsdk._cli", "validate", "--format", "json", str(folder), "-"],
+        [sys.executable, "-m", "olsdk._integrations._cli", "validate", "--format", "json", str(folder), "-"],
         input=json.dumps(VALID[1].document) + "\n\n" + json.dumps(INVALID[1].document) + "\n",
         capture_output=True,
         text=True,
@@ -93,7 +93,7 @@ def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "olsdk._cli", "validate", "--quiet", str(path)],
+            [sys.executable, "-m", "olsdk._integrations._cli", "validate", "--quiet", str(path)],
             stdout=subprocess.PIPE,
             stderr=follower,
             env={**os.environ, "COLUMNS": "100"},
@@ -131,7 +131,7 @@ def test_an_empty_file_is_a_problem(
 
 def test_empty_standard_input_is_a_problem() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "olsdk._cli", "validate", "--format", "json", "-"],
+        [sys.executable, "-m", "olsdk._integrations._cli", "validate", "--format", "json", "-"],
         input="\n",
         capture_output=True,
         text=True,
@@ -163,9 +163,11 @@ def test_validate_imports_no_integration_so_its_verdict_is_validate_events(tmp_p
     path = tmp_path / "spark.ndjson"
     path.write_text(json.dumps(spark_details_event()) + "\n")
     probe = (
-        "import sys, olsdk; from olsdk._cli import main; rc = main(['validate', '--quiet', sys.argv[1]]); "
+        "import sys, olsdk; from olsdk._integrations._cli import main; "
+        "rc = main(['validate', '--quiet', sys.argv[1]]); "
         "print(rc, olsdk.validate_event(open(sys.argv[1]).read()), "
-        "sorted(m for m in sys.modules if m.startswith(('olsdk.spark', 'olsdk.client', 'pyspark'))))"
+        "sorted(m for m in sys.modules if m.startswith("
+        "('olsdk.spark', 'olsdk._integrations.spark', 'olsdk.client', 'olsdk._delivery.client', 'pyspark'))))"
     )
     result = subprocess.run(
         [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, timeout=120, check=False
@@ -180,7 +182,7 @@ def test_facets_option_imports_custom_facet_classes_that_then_check_their_keys(t
 
     def olsdk_validate(*args: str) -> subprocess.CompletedProcess[str]:
         # A fresh process each: registration happens when a module is first imported.
-        command = [sys.executable, "-m", "olsdk._cli", "validate", *args, str(path)]
+        command = [sys.executable, "-m", "olsdk._integrations._cli", "validate", *args, str(path)]
         return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
     assert olsdk_validate().returncode == 0

@@ -32,8 +32,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import olsdk
-from olsdk._lenient import identity_problem
-from olsdk._validate_cli import run_validate
+from olsdk._integrations._validate_cli import run_validate
+from olsdk._readers._lenient import identity_problem
 from tests.corpus.events import CORPUS
 from tests.support.spec_schema import exact_errors, loads_exact
 

@@ -1,7 +1,7 @@
-"""`olsdk._formats`: the exact uuid, uri and date-time patterns, in all three engines.
+"""`olsdk._foundation._formats`: the exact uuid, uri and date-time patterns, in all three engines.
 
 Each value is checked by the strict parser (pydantic-core's Rust regex), by
-`validate_event` (jsonschema-rs) and by `olsdk._formats.matches` (Python `re`), and by
+`validate_event` (jsonschema-rs) and by `olsdk._foundation._formats.matches` (Python `re`), and by
 the independent checks of tests/support/spec_schema.py: all four must agree.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import olsdk
-from olsdk._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN, matches
+from olsdk._foundation._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN, matches
 from tests.support.spec_schema import is_date_time, is_uri, is_uuid
 
 RUN = "0190d3a4-7b5c-7a3e-9f00-1234567890ab"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import olsdk
-from olsdk._wire import MAX_DEPTH
+from olsdk._readers._wire import MAX_DEPTH
 from tests.corpus.events import CORPUS
 
 EVENT = json.dumps(CORPUS[0].document)

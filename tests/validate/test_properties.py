@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 import olsdk
-from olsdk._lenient import identity_problem
+from olsdk._readers._lenient import identity_problem
 from tests.corpus.events import CORPUS
 from tests.support.facet_places import facet_keys_by_file, run_event_with
 from tests.support.spec_schema import core, exact_errors, inline

@@ -22,37 +22,37 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 # Typed parsing of the Java agent's facets needs no pyspark: register them right away.
-import olsdk.spark.agent_facets  # noqa: F401
+import olsdk._integrations.spark.agent_facets  # noqa: F401
 
 if TYPE_CHECKING:
-    from olsdk.spark._eventlog import (
+    from olsdk._integrations.spark._eventlog import (
         EventValidation,
         event_log_schema,
         lineage_edges,
         read_events,
         validate_events,
     )
-    from olsdk.spark._graph import lineage_page
-    from olsdk.spark._listener import SparkLineage, install
-    from olsdk.spark._parent import parent_conf
-    from olsdk.spark._plan import datasets
-    from olsdk.spark._run import lineage_run
-    from olsdk.spark._schema import schema_facet, schema_fields
+    from olsdk._integrations.spark._graph import lineage_page
+    from olsdk._integrations.spark._listener import SparkLineage, install
+    from olsdk._integrations.spark._parent import parent_conf
+    from olsdk._integrations.spark._plan import datasets
+    from olsdk._integrations.spark._run import lineage_run
+    from olsdk._integrations.spark._schema import schema_facet, schema_fields
 
 _EXPORTS = {
-    "EventValidation": "olsdk.spark._eventlog",
-    "SparkLineage": "olsdk.spark._listener",
-    "install": "olsdk.spark._listener",
-    "datasets": "olsdk.spark._plan",
-    "schema_facet": "olsdk.spark._schema",
-    "schema_fields": "olsdk.spark._schema",
-    "lineage_run": "olsdk.spark._run",
-    "parent_conf": "olsdk.spark._parent",
-    "event_log_schema": "olsdk.spark._eventlog",
-    "lineage_edges": "olsdk.spark._eventlog",
-    "read_events": "olsdk.spark._eventlog",
-    "validate_events": "olsdk.spark._eventlog",
-    "lineage_page": "olsdk.spark._graph",
+    "EventValidation": "olsdk._integrations.spark._eventlog",
+    "SparkLineage": "olsdk._integrations.spark._listener",
+    "install": "olsdk._integrations.spark._listener",
+    "datasets": "olsdk._integrations.spark._plan",
+    "schema_facet": "olsdk._integrations.spark._schema",
+    "schema_fields": "olsdk._integrations.spark._schema",
+    "lineage_run": "olsdk._integrations.spark._run",
+    "parent_conf": "olsdk._integrations.spark._parent",
+    "event_log_schema": "olsdk._integrations.spark._eventlog",
+    "lineage_edges": "olsdk._integrations.spark._eventlog",
+    "read_events": "olsdk._integrations.spark._eventlog",
+    "validate_events": "olsdk._integrations.spark._eventlog",
+    "lineage_page": "olsdk._integrations.spark._graph",
 }
 
 __all__ = [

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import org.codehaus.janino.SimpleCompiler;
 
 /**
- * Compiles a Java source file with Janino's SimpleCompiler, as olsdk.spark._bridge does
+ * Compiles a Java source file with Janino's SimpleCompiler, as olsdk._integrations.spark._bridge does
  * in the driver JVM (cook the whole compilation unit, parent class loader: the context
  * class loader, which holds Spark's jars), then loads the named class.
  *

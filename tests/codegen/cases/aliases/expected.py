@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from olsdk._runtime import (
+from olsdk._models._runtime import (
     FILLED_ON_CONSTRUCTION,
     FacetModel,
     OLModel,

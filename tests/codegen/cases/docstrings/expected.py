@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import ConfigDict, Field
 
-from olsdk._records import OLRecord
-from olsdk._runtime import (
+from olsdk._models._runtime import (
     FILLED_ON_CONSTRUCTION,
     EventModel,
     FacetContainer,
     FacetModel,
     OLModel,
+    OLRecord,
     OLRootModel,
 )
 

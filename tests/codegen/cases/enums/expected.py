@@ -6,7 +6,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from olsdk._runtime import OLModel, OLRootModel
+from olsdk._models._runtime import (
+    OLModel,
+    OLRootModel,
+)
 
 
 class State(StrEnum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from olsdk._runtime import (
+from olsdk._models._runtime import (
     DateTimeStr,
     OLModel,
     OLRootModel,

@@ -7,7 +7,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from olsdk._runtime import OLModel, OLRootModel
+from olsdk._models._runtime import (
+    OLModel,
+    OLRootModel,
+)
 
 
 class ReportEntry(OLModel):

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from olsdk._runtime import OLModel, OLRootModel
+from olsdk._models._runtime import (
+    OLModel,
+    OLRootModel,
+)
 
 
 class Owner(OLModel):

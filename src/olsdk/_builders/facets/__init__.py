@@ -1,0 +1,1 @@
+"""Custom facets: the implementation behind the public `olsdk.facets` module."""

@@ -1,0 +1,250 @@
+"""Base classes for custom facets, and registration.
+
+    class MyCompanyStatisticsRunFacet(
+        CustomRunFacet,
+        prefix="myCompany",
+        schema_base_url="https://schemas.example.com/olfacets",
+        version="1-0-0",
+    ):
+        rows: int
+
+Defining the class checks its name (`_naming`), derives its key (`myCompany_statistics`)
+and its schema URL (`<base>/<version>/<ClassName>.json#/$defs/<ClassName>`), and
+registers it, so that parsed events carry it typed under its key.
+
+Class keywords (pydantic passes keywords that are not `ConfigDict` keys on to
+`__init_subclass__` and `__pydantic_init_subclass__`):
+
+- `prefix`, `schema_base_url`, `version`: inherited from the base class when not given,
+  so a company-wide abstract base can fix them once;
+- `key`: an explicit key instead of the derived one (the only way to override it);
+- `schema_url`: an explicit schema URL, `<file URL>#/$defs/<ClassName>`;
+- `abstract=True`: an intermediate base: no name check, no key, not registered, cannot be
+  instantiated.
+
+A subclass of a concrete custom facet is a new facet: its own name, key and schema URL;
+only `prefix`, `schema_base_url` and `version` carry over.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+from pydantic import BaseModel
+
+from olsdk._builders.facets import _naming
+from olsdk._foundation import _registry
+from olsdk._models import (
+    BaseFacet,
+    DatasetFacet,
+    InputDatasetFacet,
+    JobFacet,
+    OutputDatasetFacet,
+    RunFacet,
+    _spec,
+)
+from olsdk._models._runtime import built
+
+_OPTIONS: Final = frozenset({"prefix", "schema_base_url", "version", "key", "schema_url", "abstract"})
+
+
+def entity_of(facet_class: type[BaseModel]) -> str:
+    """The entity kind a facet class attaches to (`run`, `job`, `dataset`, ...)."""
+    # InputDatasetFacet and OutputDatasetFacet do not derive from DatasetFacet in the
+    # spec, so a facet class has exactly one entity.
+    found = [e.name for e in _spec.entity_of_class(facet_class)]
+    if len(found) != 1:
+        bases = ", ".join(e.base.__name__ for e in _spec.ENTITIES)
+        raise TypeError(f"{facet_class.__name__} must derive from exactly one of {bases} (found: {found or 'none'})")
+    return found[0]
+
+
+class _CustomFacet:
+    """Behaviour shared by the five custom facet bases (a mixin ahead of the spec base)."""
+
+    __olsdk_facet_entity__: ClassVar[str] = ""
+    __olsdk_facet_key__: ClassVar[str | None] = None
+    __olsdk_prefix__: ClassVar[str | None] = None
+    __olsdk_schema_base_url__: ClassVar[str | None] = None
+    __olsdk_version__: ClassVar[str | None] = None
+    __olsdk_abstract__: ClassVar[bool] = True
+
+    def __init_subclass__(
+        cls,
+        *,
+        prefix: str | None = None,
+        schema_base_url: str | None = None,
+        version: str | None = None,
+        key: str | None = None,
+        schema_url: str | None = None,
+        abstract: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        # Runs inside type.__new__, before pydantic builds the fields: check everything
+        # here so a bad class fails fast. Registration waits for the finished class.
+        if kwargs:
+            unknown = ", ".join(sorted(kwargs))
+            raise TypeError(
+                f"{cls.__name__}: unknown class keyword(s) {unknown}; a custom facet takes "
+                f"{', '.join(sorted(_OPTIONS))} (and pydantic's ConfigDict keys)"
+            )
+        super().__init_subclass__()
+        cls.__olsdk_facet_entity__ = entity_of(cls)  # type: ignore[arg-type]
+        if prefix is not None:
+            cls.__olsdk_prefix__ = _naming.check_prefix(prefix)
+        if schema_base_url is not None:
+            cls.__olsdk_schema_base_url__ = _naming.check_base_url(schema_base_url)
+        if version is not None:
+            cls.__olsdk_version__ = _naming.check_version(version)
+        cls.__olsdk_abstract__ = abstract
+        if abstract:
+            if key is not None or schema_url is not None:
+                raise TypeError(f"{cls.__name__}: an abstract facet base takes no key or schema_url")
+            cls.__olsdk_facet_key__ = None
+            cls.__olsdk_schema_url__ = None  # type: ignore[attr-defined]
+            return
+        entity = cls.__olsdk_facet_entity__
+        if cls.__olsdk_prefix__ is None:
+            raise TypeError(
+                f"custom facet class {cls.__name__!r} has no prefix: pass prefix='yourProject' "
+                f"(camelCase, named after the project defining the facet) to the class, or to "
+                f"an abstract base it derives from"
+            )
+        name = _naming.split_class_name(cls.__name__, cls.__olsdk_prefix__, entity)
+        cls.__olsdk_facet_key__ = (
+            _naming.check_key(key) if key is not None else _naming.facet_key(cls.__olsdk_prefix__, name)
+        )
+        cls.__olsdk_schema_url__ = cls._own_schema_url(schema_url)  # type: ignore[attr-defined]
+
+    @classmethod
+    def _own_schema_url(cls, schema_url: str | None) -> str:
+        """The explicit `schema_url`, or `<schema_base_url>/<version>/<ClassName>.json#/$defs/<ClassName>`."""
+        if schema_url is not None:
+            return _naming.check_schema_url(schema_url, cls.__name__)
+        missing = [
+            option
+            for option, value in (
+                ("schema_base_url", cls.__olsdk_schema_base_url__),
+                ("version", cls.__olsdk_version__),
+            )
+            if value is None
+        ]
+        if missing:
+            raise TypeError(
+                f"custom facet class {cls.__name__!r} needs {' and '.join(missing)} to "
+                "build its immutable schema URL <schema_base_url>/<version>/"
+                f"{cls.__name__}.json#/$defs/{cls.__name__} (or an explicit schema_url=)"
+            )
+        return _naming.schema_url(str(cls.__olsdk_schema_base_url__), str(cls.__olsdk_version__), cls.__name__)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        # Called by pydantic once the model class is made, with the same keywords.
+        if not cls.__olsdk_abstract__ and cls.__olsdk_facet_key__ is not None:
+            facet_class: type[BaseModel] = cls  # type: ignore[assignment]
+            # Built now, unlike the generated classes (built on first use): a field pydantic
+            # cannot handle is an error where the facet is defined, and then not registered.
+            built(facet_class)
+            _registry.register(cls.__olsdk_facet_entity__, cls.__olsdk_facet_key__, facet_class)
+
+    def __init__(self, /, **data: Any) -> None:
+        if type(self).__olsdk_abstract__:
+            raise TypeError(
+                f"{type(self).__name__} is an abstract facet base: define a subclass named "
+                "<Prefix><Name><Entity>Facet and instantiate that"
+            )
+        super().__init__(**data)
+
+
+class CustomRunFacet(_CustomFacet, RunFacet, abstract=True):
+    """Base of custom run facets: `class <Prefix><Name>RunFacet(CustomRunFacet, prefix=...)`."""
+
+
+class CustomJobFacet(_CustomFacet, JobFacet, abstract=True):
+    """Base of custom job facets: `class <Prefix><Name>JobFacet(CustomJobFacet, prefix=...)`."""
+
+
+class CustomDatasetFacet(_CustomFacet, DatasetFacet, abstract=True):
+    """Base of custom dataset facets: `<Prefix><Name>DatasetFacet`."""
+
+
+class CustomInputDatasetFacet(_CustomFacet, InputDatasetFacet, abstract=True):
+    """Base of custom input dataset facets: `<Prefix><Name>InputDatasetFacet`."""
+
+
+class CustomOutputDatasetFacet(_CustomFacet, OutputDatasetFacet, abstract=True):
+    """Base of custom output dataset facets: `<Prefix><Name>OutputDatasetFacet`."""
+
+
+def is_custom(facet_class: type[Any]) -> bool:
+    """Whether a class is a concrete custom facet (a non-abstract `Custom...Facet` subclass)."""
+    return (
+        isinstance(facet_class, type) and issubclass(facet_class, _CustomFacet) and not facet_class.__olsdk_abstract__
+    )
+
+
+def register_facet(
+    facet_class: type[BaseFacet],
+    *,
+    key: str | None = None,
+    entity: str | None = None,
+    schema_url: str | None = None,
+) -> type[BaseFacet]:
+    """Register a facet class made elsewhere so that events parse `key` into it.
+
+    For classes that are not `Custom...Facet` subclasses: generated ones, hand-written
+    `RunFacet` subclasses, or keys outside the naming convention (the Spark agent's
+    `spark.exception`). `entity` defaults to the kind of the class's spec base; `key` is
+    required unless the class is a custom facet (which registers itself on definition:
+    this re-registers it after `unregister_facet`). `schema_url` sets the URL new
+    instances get for `_schemaURL` when the class has none. Returns the class.
+
+    A key that another class already holds for that entity raises `FacetKeyConflict`.
+    """
+    kind = entity_of(facet_class)
+    if entity is not None and entity != kind:
+        raise TypeError(
+            f"{facet_class.__name__} is a {kind} facet (it derives from "
+            f"{_spec.entity(kind).base.__name__}); it cannot be registered as a {entity} facet"
+        )
+    if key is None:
+        if not is_custom(facet_class):
+            raise TypeError(
+                f"register_facet({facet_class.__name__}): pass key=..., the JSON key events carry this facet under"
+            )
+        key = facet_class.__olsdk_facet_key__  # type: ignore[attr-defined]
+    key = _naming.check_key(key)
+    if schema_url is not None:
+        _naming.check_schema_url(schema_url, facet_class.__name__)
+        own = vars(facet_class).get("__olsdk_schema_url__")
+        if own not in (None, schema_url):
+            raise TypeError(f"{facet_class.__name__} already has schema URL {own!r}")
+    _registry.register(kind, key, facet_class)
+    if schema_url is not None:
+        facet_class.__olsdk_schema_url__ = schema_url
+    return facet_class
+
+
+def unregister_facet(facet_class: type[BaseFacet]) -> None:
+    """Remove every registration of `facet_class` (custom registrations only)."""
+    for (entity, key), registered in _registry.registered().items():
+        if registered is facet_class and _registry.lookup(entity, key) is facet_class:
+            _registry.unregister(entity, key)
+
+
+def key_of(facet_class: type[BaseModel]) -> str:
+    """The JSON key a facet class is carried under (custom, registered or spec facet)."""
+    if is_custom(facet_class):
+        key: str = facet_class.__olsdk_facet_key__  # type: ignore[attr-defined]
+        return key
+    entity = entity_of(facet_class)
+    keys = sorted(
+        k for (e, k), registered in _registry.registered().items() if e == entity and registered is facet_class
+    )
+    if len(keys) != 1:
+        why = "is not registered" if not keys else f"is registered under several keys ({keys})"
+        raise LookupError(
+            f"{facet_class.__name__} {why}; register it with "
+            f"olsdk.facets.register_facet({facet_class.__name__}, key=...)"
+        )
+    return keys[0]

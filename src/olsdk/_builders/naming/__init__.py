@@ -1,0 +1,1 @@
+"""Dataset and job naming builders: the implementation behind the public `olsdk.naming` module."""

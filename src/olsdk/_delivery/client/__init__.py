@@ -1,0 +1,1 @@
+"""The client: the implementation behind the public `olsdk.client` module."""

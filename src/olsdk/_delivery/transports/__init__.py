@@ -1,0 +1,1 @@
+"""The transports: the implementation behind the public `olsdk.transports` module."""

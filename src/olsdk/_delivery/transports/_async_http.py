@@ -1,0 +1,62 @@
+"""``type: async_http``: the official non-blocking HTTP transport's keys on olsdk's
+buffered delivery.
+
+The section is an ``http`` section plus ``max_queue_size`` and
+``max_concurrent_requests``. It builds an :class:`HttpTransport` inside a
+:class:`BufferedTransport`: ``emit`` returns at once, a background worker posts, a
+run's events keep their order, and nothing is dropped: when the queue is full the
+caller waits (``on_full: block``, as the official transport waits for room) up to the
+buffered wrapper's ``block_timeout``, then the event is spooled; whatever is queued at
+``close()`` past its timeout is spooled too.
+
+``max_concurrent_requests`` maps onto the buffered wrapper's number of workers when the
+wrapper has such a setting (``workers``), at most 32 (a worker is a thread, where the
+official transport runs asyncio tasks); with one worker the events are still all
+delivered, one request at a time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from olsdk._delivery.transports._buffered import BufferedSettings, BufferedTransport
+from olsdk._delivery.transports._http import HttpSettings, HttpTransport
+from olsdk._foundation._exceptions import ConfigError
+
+__all__ = ["AsyncHttpSettings", "build_async_http", "queue_settings"]
+
+_BUFFERED_FIELDS = {f.name for f in dataclasses.fields(BufferedSettings)}
+_MAX_WORKERS = 32
+
+
+@dataclass(frozen=True)
+class AsyncHttpSettings(HttpSettings):
+    max_queue_size: int = 10_000
+    max_concurrent_requests: int = 100
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for key in ("max_queue_size", "max_concurrent_requests"):
+            if getattr(self, key) < 1:
+                raise ConfigError(f"transport.{key}: must be at least 1, got {getattr(self, key)}", f"transport.{key}")
+
+
+def queue_settings(settings: AsyncHttpSettings) -> BufferedSettings:
+    """The buffered wrapper's settings for an ``async_http`` section."""
+    kwargs: dict[str, object] = {"max_queue_size": settings.max_queue_size, "on_full": "block"}
+    batch = settings.batch
+    if batch is not None and batch.enabled:
+        kwargs.update(batch_size=batch.max_events, batch_bytes=batch.max_bytes, linger=batch.linger)
+    if "workers" in _BUFFERED_FIELDS:  # concurrent delivery: one worker per allowed request
+        kwargs["workers"] = min(settings.max_concurrent_requests, _MAX_WORKERS)
+    return BufferedSettings(**kwargs)  # type: ignore[arg-type]
+
+
+class _AsyncHttpPoster(HttpTransport):
+    kind = "async_http"  # spool records name the configured kind
+
+
+def build_async_http(settings: AsyncHttpSettings, *, name: str | None = None, priority: int = 0) -> BufferedTransport:
+    inner = _AsyncHttpPoster(settings, name=name, priority=priority)
+    return BufferedTransport(inner, queue_settings(settings), name=name, priority=priority)

@@ -1,0 +1,14 @@
+"""The noop transport: accepts events and drops them (``OPENLINEAGE_DISABLED``)."""
+
+from __future__ import annotations
+
+from olsdk._delivery.transports._base import Payload, Transport
+
+__all__ = ["NoopTransport"]
+
+
+class NoopTransport(Transport):
+    kind = "noop"
+
+    def send(self, payload: Payload) -> None:
+        return None

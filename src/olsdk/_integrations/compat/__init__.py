@@ -1,0 +1,1 @@
+"""The official client bridge: the implementation behind the public `olsdk.compat` module."""

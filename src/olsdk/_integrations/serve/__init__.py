@@ -1,0 +1,1 @@
+"""olsdk serve: the implementation behind the public `olsdk.serve` module."""

@@ -1,0 +1,561 @@
+"""The ASGI application (Starlette): ingest, Marquez's read calls, the page and its feed."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hmac
+import json
+import logging
+import re
+import threading
+import urllib.parse
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Final
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from olsdk._foundation._exceptions import Problem
+from olsdk._integrations._graph._facts import extract, facts_json
+from olsdk._integrations._graph._page import page_data, render_page
+from olsdk._integrations.serve import _marquez
+from olsdk._integrations.serve._ingest import (
+    BodyBudget,
+    BodyError,
+    Sorted,
+    problem_dicts,
+    read_body,
+    sort_batch,
+    sort_event,
+)
+from olsdk._integrations.serve._settings import ServeSettings
+from olsdk._integrations.serve._store import Refusal, Store, now
+from olsdk._integrations.serve._writer import Writer
+
+__all__ = ["Changes", "ServeApp", "build_app", "create_app"]
+
+log = logging.getLogger("olsdk.serve")
+
+LINEAGE: Final = "/api/v1/lineage"
+BATCH: Final = "/api/v1/lineage/batch"
+LIVE: Final = "/api/olsdk/live"
+COALESCE_SECONDS: Final = 0.5
+FEED_LIMIT: Final = 1000  # events per feed answer
+LONG_POLL_SECONDS: Final = 25.0
+HEARTBEAT_SECONDS: Final = 15.0
+_JSON_POSITION = re.compile(r" at line \d+ column \d+")
+_NAMESPACES: Final = b"/api/v1/namespaces"
+
+
+class Changes:
+    """Wakes the page feeds whenever the writer committed something (on the event loop)."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._event = asyncio.Event()
+
+    def notify(self) -> None:
+        self.version += 1
+        self._event.set()
+        self._event = asyncio.Event()
+
+    async def wait(self, seen: int, timeout: float) -> None:
+        if self.version != seen:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._event.wait(), timeout)
+
+
+def _reason(problem: Problem) -> str:
+    """A refusal's reason, the same for the same fault (counted by it): no line/column numbers."""
+    return _JSON_POSITION.sub("", str(problem))
+
+
+def _int_param(request: Request, name: str, default: int, low: int = 0, high: int = 1_000_000) -> int:
+    value = request.query_params.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise _BadRequest(f"{name}={value!r}: not an integer") from None
+    if not low <= number <= high:
+        raise _BadRequest(f"{name}={number}: must be between {low} and {high}")
+    return number
+
+
+class _BadRequest(ValueError):
+    pass
+
+
+def _error(status: int, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"code": status, "message": message, **extra}, status_code=status)
+
+
+class ServeApp:
+    """The state behind the routes: settings, store, writer, body budget, page cache."""
+
+    def __init__(self, settings: ServeSettings, store: Store) -> None:
+        self.settings = settings
+        self.store = store
+        self.budget = BodyBudget(settings.max_bodies_in_flight_bytes)
+        self.writer: Writer | None = None
+        self.signal: Changes | None = None
+        self.closing = asyncio.Event()
+        self._page: tuple[tuple[int, int], str] | None = None
+        self._live: tuple[tuple[int, int], str] | None = None
+        self._live_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ life
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _app: Starlette) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        self.closing = asyncio.Event()
+        self.signal = Changes()
+        self.writer = Writer(self.store, loop, self.signal.notify)
+        try:
+            yield
+        finally:
+            self.closing.set()
+            await run_in_threadpool(self.writer.close)
+            self.store.close()
+
+    def _writer(self) -> Writer:
+        assert self.writer is not None, "the application's lifespan has not started"
+        return self.writer
+
+    def report_refusal(self, refusal: Refusal) -> None:
+        """Keep a refusal made outside a request handler (the HTTP protocol's own limits)."""
+        if self.writer is not None:
+            task = asyncio.get_running_loop().create_task(self.writer.refuse([refusal]))
+            task.add_done_callback(lambda done: done.exception() if not done.cancelled() else None)
+
+    # ------------------------------------------------------------------ ingest
+
+    async def _body(self, request: Request, endpoint: str, received_at: str) -> Any:
+        declared = request.headers.get("content-length")
+        try:
+            size = int(declared) if declared is not None else None
+        except ValueError:
+            size = None
+        try:
+            return await read_body(
+                request.stream(),
+                encoding=request.headers.get("content-encoding", ""),
+                declared=size,
+                max_bytes=self.settings.max_body_bytes,
+                timeout=self.settings.body_timeout,
+                head_bytes=self.settings.refused_head_bytes,
+                budget=self.budget,
+            )
+        except BodyError as exc:
+            refusal = Refusal(endpoint, exc.status, exc.reason, exc.size, exc.head, received_at)
+            with contextlib.suppress(Exception):
+                await self._writer().refuse([refusal])
+            headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+            response = _error(exc.status, exc.reason)
+            if headers:
+                response.headers.update(headers)
+            if exc.status in (408, 413):
+                response.headers["Connection"] = "close"  # the rest of the body is not read
+            return response
+
+    async def post_event(self, request: Request) -> Response:
+        received_at = now()
+        body = await self._body(request, LINEAGE, received_at)
+        if isinstance(body, Response):
+            return body
+        try:
+            result: Sorted = await run_in_threadpool(sort_event, body.data, received_at)
+            if result.received is None:
+                problems = problem_dicts(result.problems)
+                refusal = Refusal(
+                    LINEAGE, 422, _reason(result.problems[0]), body.size, body.head, received_at,
+                    problems=problems, sha256=body.sha256, producer=result.producer,
+                )  # fmt: skip
+                await self._writer().refuse([refusal])
+                return JSONResponse(
+                    {"status": "refused", "message": "not a readable OpenLineage event", "problems": problems}, 422
+                )
+            try:
+                await self._writer().store_events([result.received])
+            except Exception as exc:
+                return _error(503, f"the event could not be stored ({type(exc).__name__}): retry later")
+        finally:
+            self.budget.give(body.held)
+        if result.problems:
+            return JSONResponse(
+                {
+                    "status": "stored",
+                    "valid": False,
+                    "message": "stored, but the event breaks the OpenLineage spec",
+                    "problems": problem_dicts(result.problems),
+                }
+            )
+        return JSONResponse({"status": "stored", "valid": True})
+
+    async def post_batch(self, request: Request) -> Response:
+        received_at = now()
+        body = await self._body(request, BATCH, received_at)
+        if isinstance(body, Response):
+            return body
+        try:
+            result = await run_in_threadpool(sort_batch, body.data, received_at)
+            if isinstance(result, Problem):
+                refusal = Refusal(
+                    BATCH, 422, _reason(result), body.size, body.head, received_at,
+                    problems=problem_dicts([result]), sha256=body.sha256,
+                )  # fmt: skip
+                await self._writer().refuse([refusal])
+                return JSONResponse(
+                    {"status": "refused", "message": "not a batch of events", "problems": problem_dicts([result])}, 422
+                )
+            stored = [s.received for s in result if s.received is not None]
+            refusals = []
+            failed, with_problems = [], []
+            for index, item in enumerate(result):
+                problems = problem_dicts(item.problems)
+                if item.received is None:
+                    text = json.dumps(item.document, ensure_ascii=False).encode("utf-8", "replace")
+                    refusals.append(
+                        Refusal(
+                            f"{BATCH}[{index}]",
+                            422,
+                            _reason(item.problems[0]),
+                            len(text),
+                            text[: self.settings.refused_head_bytes],
+                            received_at,
+                            problems=problems,
+                            producer=item.producer,
+                        )
+                    )
+                    failed.append(
+                        {"index": index, "reason": str(item.problems[0]), "retriable": False, "problems": problems}
+                    )
+                elif item.problems:
+                    with_problems.append({"index": index, "problems": problems})
+            try:
+                await self._writer().store_events(stored, refusals)
+            except Exception as exc:
+                return _error(503, f"the batch could not be stored ({type(exc).__name__}): retry later")
+        finally:
+            self.budget.give(body.held)
+        return JSONResponse(
+            {
+                "status": "partial_success" if failed else "success",
+                "summary": {
+                    "received": len(result),
+                    "successful": len(stored),
+                    "failed": len(failed),
+                    "retriable": 0,
+                    "non_retriable": len(failed),
+                },
+                "failed_events": failed,
+                "stored_with_problems": with_problems,
+            }
+        )
+
+    # ------------------------------------------------------------------ Marquez
+
+    async def _read(self, call: Callable[[], Any]) -> Response:
+        try:
+            return JSONResponse(await run_in_threadpool(call))
+        except _marquez.NotFound as exc:
+            return _error(404, str(exc))
+        except (_BadRequest, ValueError) as exc:
+            return _error(400, str(exc))
+
+    async def namespace_tree(self, request: Request) -> Response:
+        """``/api/v1/namespaces[/{ns}[/jobs|datasets[/{name}[/runs]]]]``, names percent-encoded."""
+        raw = request.scope.get("raw_path") or request.url.path.encode()
+        rest = raw[len(_NAMESPACES) :].strip(b"/")
+        try:
+            parts = [urllib.parse.unquote_to_bytes(p).decode("utf-8") for p in rest.split(b"/")] if rest else []
+            limit = _int_param(request, "limit", 100, 0, 10_000)
+            offset = _int_param(request, "offset", 0)
+        except UnicodeDecodeError:
+            return _error(400, "the path is not UTF-8 once percent-decoded")
+        except _BadRequest as exc:
+            return _error(400, str(exc))
+        store = self.store
+        match parts:
+            case []:
+                return await self._read(lambda: _marquez.namespaces(store, limit, offset))
+            case [ns]:
+                return await self._read(lambda: _marquez.namespace(store, ns))
+            case [ns, "jobs"]:
+                return await self._read(lambda: _marquez.jobs(store, ns, limit, offset))
+            case [ns, "jobs", name]:
+                return await self._read(lambda: _marquez.job(store, ns, name))
+            case [ns, "jobs", name, "runs"]:
+                return await self._read(lambda: _marquez.runs(store, ns, name, limit, offset))
+            case [ns, "datasets"]:
+                return await self._read(lambda: _marquez.datasets(store, ns, limit, offset))
+            case [ns, "datasets", name]:
+                return await self._read(lambda: _marquez.dataset(store, ns, name))
+        return _error(404, f"no such call: {request.url.path} (names with '/' must be percent-encoded)")
+
+    async def get_run(self, request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        return await self._read(lambda: _marquez.run(self.store, run_id))
+
+    async def get_lineage(self, request: Request) -> Response:
+        node_id = request.query_params.get("nodeId")
+        if not node_id:
+            return _error(400, "nodeId is required ('dataset:<namespace>:<name>' or 'job:<namespace>:<name>')")
+        try:
+            depth = _int_param(request, "depth", 20, 0, 100)
+        except _BadRequest as exc:
+            return _error(400, str(exc))
+        return await self._read(lambda: _marquez.lineage(self.store, node_id, depth))
+
+    async def list_events(self, request: Request) -> Response:
+        try:
+            limit = _int_param(request, "limit", 100, 0, 10_000)
+            offset = _int_param(request, "offset", 0)
+        except _BadRequest as exc:
+            return _error(400, str(exc))
+        ascending = request.query_params.get("sortDirection", "desc").lower() == "asc"
+        return await self._read(lambda: _marquez.events(self.store, limit, offset, ascending))
+
+    # ------------------------------------------------------------------ olsdk's own
+
+    def _status(self) -> dict[str, Any]:
+        store = self.store
+        with store.engine.connect() as conn:
+            stored = store.counters(conn, "stored")
+            by_producer: dict[str, dict[str, int]] = {}
+            for key, count in store.counters(conn, "producer_rule").items():
+                producer, rule = json.loads(key)
+                by_producer.setdefault(producer, {})[rule] = count
+            return {
+                "store": store.description,
+                "cursor": store.cursor()[0],
+                "events": {
+                    "stored": sum(stored.values()),
+                    "valid": stored.get("valid", 0),
+                    "invalid": stored.get("invalid", 0),
+                    "byKind": store.counters(conn, "event"),
+                },
+                "problems": {"byRule": store.counters(conn, "rule"), "byProducer": by_producer},
+                "refused": store.counters(conn, "refused"),
+                "producers": store.counters(conn, "producer"),
+            }
+
+    async def status(self, _request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(self._status))
+
+    def _refused(self, after: int, limit: int) -> dict[str, Any]:
+        rows = self.store.refused_rows_after(after, limit)
+        return {
+            "refused": [
+                {
+                    "id": r.id,
+                    "receivedAt": r.received_at,
+                    "endpoint": r.endpoint,
+                    "status": r.status,
+                    "reason": r.reason,
+                    "problems": json.loads(r.problems) if r.problems else [],
+                    "size": r.size,
+                    "sha256": r.sha256,
+                    "producer": r.producer,
+                    "head": base64.b64encode(r.head).decode("ascii"),
+                }
+                for r in rows
+            ]
+        }
+
+    async def refused(self, request: Request) -> Response:
+        try:
+            after = _int_param(request, "after", 0, 0, 2**62)
+            limit = _int_param(request, "limit", 100, 1, 1000)
+        except _BadRequest as exc:
+            return _error(400, str(exc))
+        return JSONResponse(await run_in_threadpool(self._refused, after, limit))
+
+    def _render_page(self) -> str:
+        cursor, graph = self.store.graph()
+        if self._page is not None and self._page[0] == cursor:
+            return self._page[1]
+        text = render_page(graph, title=self.settings.title, sources=[self.store.description], live_url=LIVE)
+        self._page = (cursor, text)
+        return text
+
+    async def page(self, _request: Request) -> Response:
+        return HTMLResponse(await run_in_threadpool(self._render_page), headers={"Cache-Control": "no-store"})
+
+    def _graph_data(self) -> dict[str, Any]:
+        cursor, graph = self.store.graph()
+        data = page_data(graph, title=self.settings.title, sources=[self.store.description])
+        data["cursor"] = cursor[0]
+        return data
+
+    async def graph(self, _request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(self._graph_data))
+
+    def _feed_after(self, after: int) -> dict[str, Any]:
+        rows = self.store.events_after(after, FEED_LIMIT)
+        items = []
+        for row in rows:
+            facts = json.loads(facts_json(extract(json.loads(row.body))))
+            items.append(
+                {
+                    "seq": row.seq,
+                    "receivedAt": row.received_at,
+                    "valid": bool(row.valid),
+                    "problems": json.loads(row.problems) if row.problems else [],
+                    "facts": facts,
+                }
+            )
+        return {"cursor": rows[-1].seq if rows else after, "events": items}
+
+    async def feed(self, request: Request) -> Response:
+        """Long polling: the events stored after ``after`` (waits up to ``wait`` s for one)."""
+        try:
+            after = _int_param(request, "after", 0, 0, 2**62)
+            wait = _int_param(request, "wait", 0, 0, int(LONG_POLL_SECONDS))
+        except _BadRequest as exc:
+            return _error(400, str(exc))
+        signal = self.signal
+        assert signal is not None
+        seen = signal.version
+        feed = await run_in_threadpool(self._feed_after, after)
+        if not feed["events"] and wait:
+            await signal.wait(seen, wait)
+            feed = await run_in_threadpool(self._feed_after, after)
+        return JSONResponse(feed, headers={"Cache-Control": "no-store"})
+
+    def _live_payload(self) -> tuple[tuple[int, int], str]:
+        """The page data of everything stored, as one line of JSON; laid out once per change for all pages."""
+        with self._live_lock:
+            cursor, graph = self.store.graph()
+            if self._live is not None and self._live[0] == cursor:
+                return self._live
+            data = page_data(graph, title=self.settings.title, sources=[self.store.description])
+            self._flag_problems(data)
+            self._live = (cursor, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+            return self._live
+
+    def _flag_problems(self, data: dict[str, Any]) -> None:
+        """Events stored with spec problems: counted by rule and producer, and per job (``pb``)."""
+        status = self._status()
+        data["summary"]["specProblems"] = status["problems"]["byRule"]
+        data["summary"]["specProblemsByProducer"] = status["problems"]["byProducer"]
+        flagged = self.store.flagged_jobs()
+        for node in data["nodes"]:
+            if node["k"] == "j" and (node["ns"], node["n"]) in flagged:
+                node["pb"] = flagged[node["ns"], node["n"]]
+
+    async def live(self, _request: Request) -> Response:
+        """The page's feed (docs/graph.md, "Feeding the page live"): Server-Sent Events named
+        ``graph``, the whole page data each time: at once, then after each change, at most one
+        per `COALESCE_SECONDS` (the first change of a quiet stream goes out at once)."""
+        signal = self.signal
+        assert signal is not None
+
+        async def messages() -> AsyncIterator[bytes]:
+            yield b"retry: 2000\n\n"
+            sent: tuple[int, int] | None = None
+            sent_at = 0.0
+            loop = asyncio.get_running_loop()
+            while not self.closing.is_set():
+                seen = signal.version
+                cursor, text = await run_in_threadpool(self._live_payload)
+                if cursor != sent:
+                    yield b"event: graph\ndata: " + text.encode() + b"\n\n"
+                    sent, sent_at = cursor, loop.time()
+                changed = asyncio.ensure_future(signal.wait(seen, HEARTBEAT_SECONDS))
+                closing = asyncio.ensure_future(self.closing.wait())
+                try:
+                    await asyncio.wait([changed, closing], return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    changed.cancel()
+                    closing.cancel()
+                if signal.version == seen:
+                    yield b": still here\n\n"  # a heartbeat: proxies and browsers keep the stream open
+                else:  # at most one layout per COALESCE_SECONDS: a burst of events makes one update
+                    await asyncio.sleep(max(0.0, sent_at + COALESCE_SECONDS - loop.time()))
+
+        return StreamingResponse(
+            messages(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        )
+
+
+class _ApiKey:
+    """Every call needs the key when one is set: ``Bearer KEY`` or HTTP Basic with KEY as password."""
+
+    def __init__(self, app: ASGIApp, key: str, on_refused: Callable[[Refusal], None]) -> None:
+        self.app = app
+        self.key = key.encode()
+        self.on_refused = on_refused
+
+    def _allowed(self, header: bytes) -> bool:
+        scheme, _, credentials = header.partition(b" ")
+        credentials = credentials.strip()
+        if scheme.lower() == b"bearer":
+            return hmac.compare_digest(credentials, self.key)
+        if scheme.lower() == b"basic":
+            try:
+                decoded = base64.b64decode(credentials, validate=True)
+            except ValueError:
+                return False
+            return hmac.compare_digest(decoded.partition(b":")[2], self.key)
+        return False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
+        if self._allowed(header):
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if scope.get("method") == "POST":
+            reason = "no API key" if not header else "wrong API key"
+            self.on_refused(Refusal(path, 401, reason, 0, b"", now()))
+        challenge = 'Basic realm="olsdk serve"' if not path.startswith("/api/") else 'Bearer realm="olsdk serve"'
+        response = _error(401, "an API key is required (Authorization: Bearer KEY)")
+        response.headers["WWW-Authenticate"] = challenge
+        await response(scope, receive, send)
+
+
+def create_app(settings: ServeSettings) -> Starlette:
+    """The ASGI application (Starlette) of `settings`; its store is opened now, so a bad ``db`` fails here."""
+    return build_app(settings)[0]
+
+
+def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Starlette, ServeApp]:
+    """`create_app`, and the state behind it (the server reports protocol-level refusals to it)."""
+    state = ServeApp(settings, store or Store(settings.db, refused_rows=settings.refused_rows))
+    get = ["GET", "HEAD"]
+    endpoints: list[tuple[str, Callable[[Request], Awaitable[Response]], list[str]]] = [
+        ("/", state.page, get),
+        (LINEAGE, state.post_event, ["POST"]),
+        (LINEAGE, state.get_lineage, get),
+        (BATCH, state.post_batch, ["POST"]),
+        ("/api/v1/namespaces", state.namespace_tree, get),
+        ("/api/v1/namespaces/{rest:path}", state.namespace_tree, get),
+        ("/api/v1/jobs/runs/{run_id}", state.get_run, get),
+        ("/api/v1/events/lineage", state.list_events, get),
+        ("/api/v1/events", state.list_events, get),  # where marquez-python's list_events() asks
+        ("/api/olsdk/status", state.status, get),
+        ("/api/olsdk/refused", state.refused, get),
+        ("/api/olsdk/graph", state.graph, get),
+        ("/api/olsdk/changes", state.feed, get),
+        (LIVE, state.live, get),
+    ]
+    app = Starlette(
+        routes=[Route(path, endpoint, methods=methods) for path, endpoint, methods in endpoints],
+        lifespan=state.lifespan,
+    )
+    if settings.api_key:
+        app.add_middleware(_ApiKey, key=settings.api_key, on_refused=state.report_refusal)
+    return app, state

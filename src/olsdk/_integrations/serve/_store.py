@@ -1,0 +1,646 @@
+"""The store: events and what is derived from them, in SQLite (a file, WAL) or PostgreSQL.
+
+Writes come from one thread (`_writer`), a group of events per transaction, so the
+derived rows (runs, jobs' facets, ...) are read, merged and written back without
+races on either database. Reads run on the request threads, each on its own pooled
+connection; SQLite's WAL lets them read while the writer writes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from sqlalchemy import Engine, Table, bindparam, create_engine, delete, event, func, insert, select
+from sqlalchemy.dialects import postgresql as pg_dialect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError
+
+from olsdk._foundation._exceptions import ConfigError, Problem
+from olsdk._integrations._graph._facts import NO_TIME, ColumnEdge, EventFacts
+from olsdk._integrations._graph._model import (  # the graph's own run rule, so the page and the API agree
+    Edge,
+    LineageGraph,
+    ParentLink,
+    RunSummary,
+    _RunAccumulator,
+    build_from_parts,
+    run_state,
+)
+from olsdk._integrations.serve import _schema as t
+from olsdk._integrations.serve._runs import RunIndex
+
+__all__ = ["Received", "Refusal", "Store", "database_url", "describe_database", "now"]
+
+_CHUNK: Final = 500  # keys per IN (...) list
+
+
+def now() -> str:
+    """The current time as canonical UTC text (the store's time format)."""
+    moment = datetime.now(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond:06d}Z"
+
+
+def clean(text: str) -> str:
+    """`text` without NUL characters, which PostgreSQL's text cannot hold (the event's JSON keeps them)."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+def _maybe(text: str | None) -> str | None:
+    return None if text is None else clean(text)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(slots=True)
+class Received:
+    """An event to store: its JSON text, its graph facts and its spec problems ([] when valid)."""
+
+    body: str
+    document: Mapping[str, Any]
+    facts: EventFacts
+    problems: list[Problem]
+    received_at: str
+
+
+@dataclass(slots=True)
+class Refusal:
+    """A request (or one event of a batch) that was not stored, and why."""
+
+    endpoint: str
+    status: int
+    reason: str
+    size: int
+    head: bytes
+    received_at: str
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    sha256: str | None = None
+    producer: str | None = None
+
+
+def database_url(db: str) -> str:
+    """The SQLAlchemy URL of ``--db``: a file path (SQLite), or a ``postgresql://`` URL (psycopg 3)."""
+    if "://" not in db:
+        return "sqlite:///" + str(Path(db).expanduser().resolve())
+    scheme, _, rest = db.partition("://")
+    if scheme in ("postgresql", "postgres", "postgresql+psycopg"):
+        return "postgresql+psycopg://" + rest
+    if scheme == "sqlite":
+        return db
+    raise ConfigError(f"--db: {scheme}:// is not a database olsdk serve stores in (a file path or postgresql://)", "db")
+
+
+def describe_database(db: str) -> str:
+    """``--db`` for messages: a path as it is, a URL without its password."""
+    try:
+        return make_url(database_url(db)).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return "(a database URL that does not parse)"
+
+
+def _facet_map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _merge_facets(facets: dict[str, Any], times: dict[str, str], new: Mapping[str, Any], time: str) -> None:
+    """Keep the facet of the latest event under each key (later arrivals win a tie)."""
+    for key, value in new.items():
+        if time >= times.get(key, NO_TIME):
+            facets[key] = value
+            times[key] = time
+
+
+@dataclass(slots=True)
+class _Entity:
+    namespace: str
+    name: str
+    first: str
+    last: str
+    facets: dict[str, Any] = field(default_factory=dict)
+    facet_times: dict[str, str] = field(default_factory=dict)
+    invalid: int = 0
+    fields: tuple[str, str] | None = None  # (time, page fields JSON)
+
+    def seen(self, received_at: str) -> None:
+        self.first = min(self.first, received_at)
+        self.last = max(self.last, received_at)
+
+
+@dataclass(slots=True)
+class _Run:
+    job_namespace: str
+    job_name: str
+    run_id: str
+    first: str
+    last: str
+    facts: list[EventFacts] = field(default_factory=list)
+    facets: dict[str, Any] = field(default_factory=dict)
+    facet_times: dict[str, str] = field(default_factory=dict)
+    invalid: int = 0
+
+
+class Store:
+    """Events and their derived tables in one database (created when missing)."""
+
+    def __init__(self, db: str, *, refused_rows: int = 10_000) -> None:
+        url = database_url(db)
+        self.description = describe_database(db)
+        self.refused_rows = refused_rows
+        if url.startswith("sqlite"):
+            path = url.removeprefix("sqlite:///")
+            if path and path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.engine: Engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        else:
+            self.engine = create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+        self.dialect = self.engine.dialect.name
+        self._sql = self._statements()
+        self._graph_lock = threading.Lock()
+        self._graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
+        self._runs = RunIndex()
+        t.metadata.create_all(self.engine)
+        with self.engine.begin() as conn:
+            found = conn.execute(select(t.store_info.c.value).where(t.store_info.c.name == "schema")).scalar()
+            if found is None:
+                conn.execute(insert(t.store_info).values(name="schema", value=str(t.SCHEMA_VERSION)))
+            elif found != str(t.SCHEMA_VERSION):
+                raise ConfigError(
+                    f"{self.description}: store schema {found}, this olsdk reads {t.SCHEMA_VERSION}", "db"
+                )
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ writes
+
+    def _insert(self, table: Table) -> Any:
+        module = pg_dialect if self.dialect == "postgresql" else sqlite_dialect
+        return module.insert(table)
+
+    def _statements(self) -> dict[str, Any]:
+        """The write statements, built once: building an upsert's ``excluded`` columns costs
+        more than running it (about 20 ms a transaction when built each time)."""
+
+        def upsert(table: Table, keys: list[Any], kept: tuple[str, ...]) -> Any:
+            stmt = self._insert(table)
+            updated = {c.name: stmt.excluded[c.name] for c in table.c if c.name not in kept}
+            return stmt.on_conflict_do_update(index_elements=keys, set_=updated)
+
+        counters = self._insert(t.counters)
+        identity = ("key", "namespace_key", "namespace", "name")
+        return {
+            "events": insert(t.events),
+            "refused": insert(t.refused),
+            "edges": self._insert(t.edges).on_conflict_do_nothing(),
+            "column_edges": self._insert(t.column_edges).on_conflict_do_nothing(),
+            "parent_links": self._insert(t.parent_links).on_conflict_do_nothing(),
+            "counters": counters.on_conflict_do_update(
+                index_elements=[t.counters.c.key], set_={"count": t.counters.c.count + counters.excluded["count"]}
+            ),
+            "namespaces": upsert(t.namespaces, [t.namespaces.c.key], ("key", "name", "created_at")),
+            "jobs": upsert(t.jobs, [t.jobs.c.key], identity),
+            "datasets": upsert(t.datasets, [t.datasets.c.key], identity),
+            "runs": upsert(
+                t.runs,
+                [t.runs.c.job_key, t.runs.c.run_key],
+                ("job_key", "run_key", "run_id", "job_namespace", "job_name"),
+            ),
+            "select_jobs": select(t.jobs).where(t.jobs.c.key.in_(bindparam("keys", expanding=True))),
+            "select_datasets": select(t.datasets).where(t.datasets.c.key.in_(bindparam("keys", expanding=True))),
+            "select_runs": select(t.runs).where(t.runs.c.run_key.in_(bindparam("keys", expanding=True))),
+        }
+
+    def write(self, batch: Sequence[Received], refusals: Sequence[Refusal] = ()) -> None:
+        """Store `batch` and everything derived from it, and keep `refusals`, in one transaction."""
+        with self.engine.begin() as conn:
+            if batch:
+                self._write(conn, batch)
+            if refusals:
+                self._refuse(conn, refusals)
+
+    def _refuse(self, conn: Connection, refusals: Sequence[Refusal]) -> None:
+        """Keep refused requests (their first bytes) and count them by reason."""
+        conn.execute(
+            self._sql["refused"],
+            [
+                {
+                    "received_at": r.received_at,
+                    "endpoint": clean(r.endpoint),
+                    "status": r.status,
+                    "reason": clean(r.reason),
+                    "problems": _dumps(r.problems) if r.problems else None,
+                    "size": r.size,
+                    "sha256": r.sha256,
+                    "head": r.head,
+                    "producer": _maybe(r.producer),
+                }
+                for r in refusals
+            ],
+        )
+        self._count(conn, Counter(("refused", r.reason) for r in refusals))
+        newest = conn.execute(select(func.max(t.refused.c.id))).scalar() or 0
+        if newest > self.refused_rows:
+            conn.execute(delete(t.refused).where(t.refused.c.id <= newest - self.refused_rows))
+
+    def _write(self, conn: Connection, batch: Sequence[Received]) -> None:
+        counts: Counter[tuple[str, str]] = Counter()
+        spaces: dict[str, _Entity] = {}
+        job_rows: dict[str, _Entity] = {}
+        dataset_rows: dict[str, _Entity] = {}
+        edge_rows: dict[tuple[str, str, str], Edge] = {}
+        run_rows: dict[tuple[str, str], _Run] = {}
+        column_rows: dict[str, dict[str, Any]] = {}
+        parent_rows: dict[str, dict[str, str]] = {}
+        event_rows: list[dict[str, Any]] = []
+
+        def entity(table: dict[str, _Entity], key: str, namespace: str, name: str, at: str) -> _Entity:
+            found = table.get(key)
+            if found is None:
+                found = table[key] = _Entity(namespace, name, at, at)
+            else:
+                found.seen(at)
+            return found
+
+        for item in batch:
+            facts, document, at = item.facts, item.document, item.received_at
+            valid = not item.problems
+            counts["event", facts.kind] += 1
+            counts["stored", "valid" if valid else "invalid"] += 1
+            if facts.producer is not None:
+                counts["producer", facts.producer] += 1
+            counts.update(("facet", key) for key in facts.facet_keys)
+            counts.update(("note", note) for note in facts.notes)
+            for rule in sorted({p.rule for p in item.problems}):
+                counts["rule", rule] += 1
+                counts["producer_rule", _dumps([facts.producer or "", rule])] += 1
+            job_key = dataset_key = None
+            if facts.job is not None:
+                job_ns, job_name = facts.job
+                job_key = t.name_key(job_ns, job_name)
+                entity(spaces, t.name_key(job_ns), job_ns, job_ns, at)
+                job = entity(job_rows, job_key, job_ns, job_name, at)
+                job.invalid += not valid
+                _merge_facets(job.facets, job.facet_times, _facet_map(document["job"].get("facets")), facts.time)
+                for direction, pairs in (("input", facts.inputs), ("output", facts.outputs)):
+                    for ds_ns, ds_name in pairs:
+                        edge_rows[job_key, direction, t.name_key(ds_ns, ds_name)] = Edge(
+                            direction, job_ns, job_name, ds_ns, ds_name
+                        )
+                if facts.parent is not None and facts.parent[:2] != facts.job:  # never a job's own parent
+                    parent_ns, parent_name = facts.parent[:2]
+                    parent_rows[t.name_key(parent_ns, parent_name, job_ns, job_name)] = {
+                        "key": t.name_key(parent_ns, parent_name, job_ns, job_name),
+                        "parent_namespace": clean(parent_ns),
+                        "parent_name": clean(parent_name),
+                        "child_namespace": clean(job_ns),
+                        "child_name": clean(job_name),
+                    }
+                if facts.run_id is not None:
+                    run_key = t.name_key(facts.run_id)
+                    run = run_rows.get((job_key, run_key))
+                    if run is None:
+                        run = run_rows[job_key, run_key] = _Run(job_ns, job_name, facts.run_id, at, at)
+                    run.last = max(run.last, at)
+                    run.facts.append(facts)
+                    run.invalid += not valid
+                    run_facets = _facet_map(document["run"].get("facets"))
+                    _merge_facets(run.facets, run.facet_times, run_facets, facts.time)
+            for dataset in facts.datasets:
+                key = t.name_key(dataset.namespace, dataset.name)
+                if facts.kind == "dataset":
+                    dataset_key = key
+                entity(spaces, t.name_key(dataset.namespace), dataset.namespace, dataset.namespace, at)
+                row = entity(dataset_rows, key, dataset.namespace, dataset.name, at)
+                if dataset.fields is not None:
+                    candidate = (facts.time, dataset.fields)
+                    if row.fields is None or candidate > row.fields:
+                        row.fields = candidate
+                for column in dataset.columns:
+                    column_rows[t.name_key(key, *_column_parts(column))] = {
+                        "key": t.name_key(key, *_column_parts(column)),
+                        "dataset_key": key,
+                        "dataset_namespace": clean(dataset.namespace),
+                        "dataset_name": clean(dataset.name),
+                        "field": _maybe(column.field),
+                        "upstream_namespace": clean(column.upstream_namespace),
+                        "upstream_name": clean(column.upstream_name),
+                        "upstream_field": _maybe(column.upstream_field),
+                        "transformation": clean(column.transformation),
+                    }
+            for container in _dataset_containers(document, facts.kind):
+                for holder in container:
+                    if isinstance(holder, Mapping):
+                        ns, name = holder.get("namespace"), holder.get("name")
+                        if isinstance(ns, str) and isinstance(name, str) and ns and name:
+                            held = dataset_rows.get(t.name_key(ns, name))
+                            if held is not None:
+                                facets = _facet_map(holder.get("facets"))
+                                _merge_facets(held.facets, held.facet_times, facets, facts.time)
+            event_rows.append(
+                {
+                    "received_at": at,
+                    "kind": facts.kind,
+                    "job_key": job_key,
+                    "dataset_key": dataset_key,
+                    "run_id": _maybe(facts.run_id),
+                    "event_type": _maybe(facts.event_type),
+                    "event_time": facts.time,
+                    "producer": _maybe(facts.producer),
+                    "valid": valid,
+                    "problems": _dumps([_problem_dict(p) for p in item.problems]) if item.problems else None,
+                    "body": item.body,
+                }
+            )
+        conn.execute(self._sql["events"], event_rows)
+        last_seq = int(conn.execute(select(func.max(t.events.c.seq))).scalar() or 0)
+        self._upsert_namespaces(conn, spaces)
+        self._upsert_entities(conn, t.jobs, job_rows)
+        self._upsert_entities(conn, t.datasets, dataset_rows)
+        if edge_rows:
+            rows = [
+                {
+                    "job_key": job_key,
+                    "direction": direction,
+                    "dataset_key": ds_key,
+                    "job_namespace": clean(e.job_namespace),
+                    "job_name": clean(e.job_name),
+                    "dataset_namespace": clean(e.dataset_namespace),
+                    "dataset_name": clean(e.dataset_name),
+                }
+                for (job_key, direction, ds_key), e in edge_rows.items()
+            ]
+            conn.execute(self._sql["edges"], rows)
+        if column_rows:
+            conn.execute(self._sql["column_edges"], list(column_rows.values()))
+        if parent_rows:
+            conn.execute(self._sql["parent_links"], list(parent_rows.values()))
+        self._upsert_runs(conn, run_rows, last_seq)
+        self._count(conn, counts)
+
+    def _count(self, conn: Connection, counts: Counter[tuple[str, str]]) -> None:
+        if not counts:
+            return
+        conn.execute(
+            self._sql["counters"],
+            [
+                {"key": t.name_key(kind, name), "kind": kind, "name": clean(name), "count": n}
+                for (kind, name), n in counts.items()
+            ],
+        )
+
+    def _upsert_namespaces(self, conn: Connection, spaces: dict[str, _Entity]) -> None:
+        if not spaces:
+            return
+        conn.execute(
+            self._sql["namespaces"],
+            [{"key": k, "name": clean(e.name), "created_at": e.first, "updated_at": e.last} for k, e in spaces.items()],
+        )
+
+    def _existing(self, conn: Connection, name: str, keys: list[str]) -> Iterator[Any]:
+        for start in range(0, len(keys), _CHUNK):
+            yield from conn.execute(self._sql[name], {"keys": keys[start : start + _CHUNK]})
+
+    def _upsert_entities(self, conn: Connection, table: Table, rows: dict[str, _Entity]) -> None:
+        if not rows:
+            return
+        has_fields = table is t.datasets
+        for old in self._existing(conn, f"select_{table.name}", list(rows)):
+            row = rows[old.key]
+            row.first = min(row.first, old.created_at)
+            old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
+            for facet_key, facet in row.facets.items():  # the new facets over the stored ones, by time
+                _merge_facets(old_facets, old_times, {facet_key: facet}, row.facet_times[facet_key])
+            row.facets, row.facet_times = old_facets, old_times
+            if has_fields:
+                if old.fields is not None and (row.fields is None or (old.fields_time, old.fields) > row.fields):
+                    row.fields = (old.fields_time, old.fields)
+            else:
+                row.invalid += old.invalid_events
+        values = []
+        for key, row in rows.items():
+            value: dict[str, Any] = {
+                "key": key,
+                "namespace_key": t.name_key(row.namespace),
+                "namespace": clean(row.namespace),
+                "name": clean(row.name),
+                "created_at": row.first,
+                "updated_at": row.last,
+                "facets": _dumps(row.facets),
+                "facet_times": _dumps(row.facet_times),
+            }
+            if has_fields:
+                value["fields"] = None if row.fields is None else row.fields[1]
+                value["fields_time"] = None if row.fields is None else row.fields[0]
+            else:
+                value["invalid_events"] = row.invalid
+            values.append(value)
+        conn.execute(self._sql[table.name], values)
+
+    def _upsert_runs(self, conn: Connection, rows: dict[tuple[str, str], _Run], last_seq: int) -> None:
+        if not rows:
+            return
+        accumulators = {key: _RunAccumulator() for key in rows}
+        invalid = {key: run.invalid for key, run in rows.items()}
+        for old in self._existing(conn, "select_runs", sorted({run_key for _, run_key in rows})):
+            key = (old.job_key, old.run_key)
+            if key not in rows:  # the same run id under another job
+                continue
+            run = rows[key]
+            accumulators[key] = _accumulator_of(old)
+            run.first = min(run.first, old.created_at)
+            old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
+            for facet_key, value in run.facets.items():
+                _merge_facets(old_facets, old_times, {facet_key: value}, run.facet_times[facet_key])
+            run.facets, run.facet_times = old_facets, old_times
+            invalid[key] += old.invalid_events
+        values = []
+        for key, run in rows.items():
+            accumulator = accumulators[key]
+            for facts in run.facts:
+                accumulator.add(facts)
+            terminal = accumulator.terminal
+            values.append(
+                {
+                    "job_key": key[0],
+                    "run_key": key[1],
+                    "run_id": clean(run.run_id),
+                    "job_namespace": clean(run.job_namespace),
+                    "job_name": clean(run.job_name),
+                    "created_at": run.first,
+                    "updated_at": run.last,
+                    "start_time": accumulator.start or NO_TIME,
+                    "last_time": accumulator.last,
+                    "terminal_time": None if terminal is None else terminal[0],
+                    "terminal_rank": None if terminal is None else terminal[1],
+                    "terminal_type": None if terminal is None else terminal[2],
+                    "active": accumulator.active,
+                    "state": run_state(terminal, accumulator.active),
+                    "error_time": None if accumulator.error is None else accumulator.error[0],
+                    "error": None if accumulator.error is None else clean(accumulator.error[1]),
+                    "events": accumulator.events,
+                    "facets": _dumps(run.facets),
+                    "facet_times": _dumps(run.facet_times),
+                    "invalid_events": invalid[key],
+                    "parent_time": None if accumulator.parent is None else accumulator.parent[0],
+                    "parent_namespace": None if accumulator.parent is None else clean(accumulator.parent[1][0]),
+                    "parent_name": None if accumulator.parent is None else clean(accumulator.parent[1][1]),
+                    "parent_run_id": None if accumulator.parent is None else clean(accumulator.parent[1][2]),
+                    "updated_seq": last_seq,
+                }
+            )
+        conn.execute(self._sql["runs"], values)
+
+    # ------------------------------------------------------------------ reads
+
+    def cursor(self) -> tuple[int, int]:
+        """(last event seq, refused requests counted): changes whenever anything was received."""
+        with self.engine.connect() as conn:
+            last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
+            refused = conn.execute(select(func.max(t.refused.c.id))).scalar() or 0
+        return (int(last), int(refused))
+
+    def counters(self, conn: Connection, kind: str) -> dict[str, int]:
+        rows = conn.execute(select(t.counters.c.name, t.counters.c.count).where(t.counters.c.kind == kind))
+        return {name: int(count) for name, count in rows}
+
+    def graph(self) -> tuple[tuple[int, int], LineageGraph]:
+        """The `LineageGraph` of everything stored (what `olsdk graph` would draw), cached per cursor."""
+        with self._graph_lock:
+            cursor = self.cursor()
+            if self._graph_cache is not None and self._graph_cache[0] == cursor:
+                return self._graph_cache
+            with self.engine.connect() as conn:
+                graph = self._build_graph(conn, cursor)
+            self._graph_cache = (cursor, graph)
+            return self._graph_cache
+
+    def _build_graph(self, conn: Connection, cursor: tuple[int, int]) -> LineageGraph:
+        edge_list = [
+            Edge(r.direction, r.job_namespace, r.job_name, r.dataset_namespace, r.dataset_name)
+            for r in conn.execute(select(t.edges))
+        ]
+        # As the Spark path does: each job's latest runs and the failed ones, with the counts
+        # over all runs; kept by `RunIndex` from the runs changed since the last graph.
+        self._runs.refresh(conn, cursor[0], run_summary)
+        columns = [
+            (
+                r.dataset_namespace,
+                r.dataset_name,
+                ColumnEdge(r.field, r.upstream_namespace, r.upstream_name, r.upstream_field, r.transformation),
+            )
+            for r in conn.execute(select(t.column_edges))
+        ]
+        fields: dict[tuple[str, str], str] = {}
+        dataset_keys = []
+        for r in conn.execute(select(t.datasets.c.namespace, t.datasets.c.name, t.datasets.c.fields)):
+            dataset_keys.append((r.namespace, r.name))
+            if r.fields is not None:
+                fields[r.namespace, r.name] = r.fields
+        job_keys = [(r.namespace, r.name) for r in conn.execute(select(t.jobs.c.namespace, t.jobs.c.name))]
+        return build_from_parts(
+            jobs=job_keys,
+            datasets=dataset_keys,
+            edges=edge_list,
+            runs=self._runs.runs(),
+            fields=fields,
+            columns=columns,
+            events=self.counters(conn, "event"),
+            unreadable=self.counters(conn, "refused"),
+            unreadable_samples=[],
+            notes=self.counters(conn, "note"),
+            producers=self.counters(conn, "producer"),
+            facet_keys=self.counters(conn, "facet"),
+            parents=[
+                ParentLink(r.parent_namespace, r.parent_name, r.child_namespace, r.child_name)
+                for r in conn.execute(select(t.parent_links))
+            ],
+            runs_by_state=self._runs.runs_by_state(),
+            job_totals=self._runs.job_totals(),
+            failed_runs=self._runs.failed_runs(),
+        )
+
+    def flagged_jobs(self) -> dict[tuple[str, str], int]:
+        """Jobs with events stored with spec problems, and how many."""
+        query = select(t.jobs.c.namespace, t.jobs.c.name, t.jobs.c.invalid_events).where(t.jobs.c.invalid_events > 0)
+        with self.engine.connect() as conn:
+            return {(r.namespace, r.name): int(r.invalid_events) for r in conn.execute(query)}
+
+    def events_after(self, seq: int, limit: int) -> list[Any]:
+        with self.engine.connect() as conn:
+            return list(
+                conn.execute(select(t.events).where(t.events.c.seq > seq).order_by(t.events.c.seq).limit(limit))
+            )
+
+    def refused_rows_after(self, last_id: int, limit: int) -> list[Any]:
+        with self.engine.connect() as conn:
+            return list(
+                conn.execute(select(t.refused).where(t.refused.c.id > last_id).order_by(t.refused.c.id).limit(limit))
+            )
+
+
+def run_summary(row: Any) -> RunSummary:
+    """A stored run as the graph model's `RunSummary`."""
+    return _accumulator_of(row).summary(row.run_id)
+
+
+def _accumulator_of(row: Any) -> _RunAccumulator:
+    terminal = None if row.terminal_type is None else (row.terminal_time, row.terminal_rank, row.terminal_type)
+    error = None if row.error is None else (row.error_time, row.error)
+    parent = (
+        None
+        if row.parent_run_id is None
+        else (row.parent_time, (row.parent_namespace, row.parent_name, row.parent_run_id))
+    )
+    return _RunAccumulator(
+        parent=parent,
+        start=row.start_time or None,  # stored as "" when no event had a time
+        last=row.last_time,
+        terminal=terminal,
+        active=bool(row.active),
+        error=error,
+        events=row.events,
+    )
+
+
+def _column_parts(column: ColumnEdge) -> tuple[str, ...]:
+    return (
+        column.field if column.field is not None else "\x01",
+        column.upstream_namespace,
+        column.upstream_name,
+        column.upstream_field if column.upstream_field is not None else "\x01",
+        column.transformation,
+    )
+
+
+def _dataset_containers(document: Mapping[str, Any], kind: str) -> Iterable[list[Any]]:
+    if kind == "dataset":
+        yield [document["dataset"]]
+        return
+    for side in ("inputs", "outputs"):
+        items = document.get(side)
+        if isinstance(items, list):
+            yield items
+
+
+def _problem_dict(problem: Problem) -> dict[str, Any]:
+    return {"path": problem.path, "rule": problem.rule, "value": problem.value}
+
+
+def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers never wait for the writer
+    # a 2xx answer means committed: it survives the server being killed; FULL would also survive
+    # a power loss, at one fsync per transaction (about 40 single posts a second here, not 200+)
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()

@@ -1,0 +1,106 @@
+"""One writer thread: every request's events go through it, many requests per transaction.
+
+A request hands its events over and waits for the commit, so its 2xx answer means they
+are stored. Requests that arrive while a transaction runs are written together in the
+next one (group commit): with 8 producers posting at once, one commit (one fsync on
+SQLite) serves several of them. When a group fails, each request of it is written on
+its own, so one bad request cannot fail the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from olsdk._integrations.serve._store import Received, Refusal, Store
+
+__all__ = ["Writer"]
+
+log = logging.getLogger("olsdk.serve")
+
+MAX_GROUP_EVENTS: Final = 5000
+
+
+@dataclass(slots=True)
+class _Job:
+    events: Sequence[Received]
+    refusals: Sequence[Refusal]
+    future: asyncio.Future[None]
+
+
+class Writer:
+    """Stores on its own thread; `store` and `refuse` are awaited on the event loop."""
+
+    def __init__(self, store: Store, loop: asyncio.AbstractEventLoop, on_change: Callable[[], None]) -> None:
+        self.store = store
+        self.loop = loop
+        self.on_change = on_change
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="olsdk-serve-writer", daemon=True)
+        self._thread.start()
+
+    async def store_events(self, events: Sequence[Received], refusals: Sequence[Refusal] = ()) -> None:
+        """Store `events` (and keep `refusals`); raises what the database raised."""
+        future: asyncio.Future[None] = self.loop.create_future()
+        self._queue.put(_Job(events, refusals, future))
+        await future
+
+    async def refuse(self, refusals: Sequence[Refusal]) -> None:
+        await self.store_events((), refusals)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Write what is queued, then stop the thread."""
+        self._queue.put(None)
+        self._thread.join(timeout)
+
+    def _settle(self, job: _Job, error: BaseException | None) -> None:
+        def settle() -> None:
+            if job.future.done():
+                return
+            if error is None:
+                job.future.set_result(None)
+            else:
+                job.future.set_exception(error)
+
+        self.loop.call_soon_threadsafe(settle)
+
+    def _write(self, jobs: list[_Job]) -> None:
+        try:
+            self.store.write([e for job in jobs for e in job.events], [r for job in jobs for r in job.refusals])
+        except Exception as group_error:
+            if len(jobs) == 1:
+                log.error("storing failed: %s", group_error)
+                self._settle(jobs[0], group_error)
+                return
+            for job in jobs:  # one at a time, so one bad request fails alone
+                self._write([job])
+            return
+        for job in jobs:
+            self._settle(job, None)
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is None:
+                break
+            jobs, count = [first], len(first.events)
+            while count < MAX_GROUP_EVENTS:
+                try:
+                    following = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if following is None:
+                    stopping = True
+                    break
+                jobs.append(following)
+                count += len(following.events)
+            self._write(jobs)
+            with contextlib.suppress(RuntimeError):  # a closed loop: nobody is listening any more
+                self.loop.call_soon_threadsafe(self.on_change)

@@ -1,0 +1,1 @@
+"""Spark lineage: the implementation behind the public `olsdk.spark` module."""

@@ -1,0 +1,483 @@
+"""The typed facet maps (`RunFacets`, `DatasetFacets`, ...) and the metadata bound to them.
+
+A map holds only the keys sent (in `root`). Keys the spec defines are typed attributes;
+any other key is kept under its own name, as the registered custom facet class for that
+key when there is one, else as plain data. A facet sent as `{"_deleted": true}` becomes
+a `DeletedFacet` whatever its key. `bind_metadata` attaches the generated metadata
+(schema URLs, the entity table, the spec's facet keys) to the generated classes.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+import warnings
+from collections.abc import ItemsView, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+from pydantic import BaseModel, GetCoreSchemaHandler
+from pydantic import ValidationError as PydanticValidationError
+from pydantic_core import CoreSchema
+from pydantic_core import core_schema as cs
+
+from olsdk._foundation import _registry
+from olsdk._foundation._exceptions import OTHER_FORM, ValidationError
+from olsdk._foundation._exceptions import models_in as _models_in
+from olsdk._foundation._formats import URI_PATTERN
+from olsdk._models._runtime._bases import (
+    DeletedFacet,
+    EventModel,
+    FacetModel,
+    OLModel,
+    _construct,
+    built,
+    resolve_fields,
+)
+from olsdk._models._runtime._records import OLRecord
+from olsdk._models._runtime._schema import _anything_but_true, _json_value, _model_node, _not_a_marker
+
+# A facet map keeps the spec's keys as its field names: `DatasetFacets.schema` shadows the
+# deprecated `BaseModel.schema()` on purpose, which pydantic warns about whenever the class
+# is made (however its module is imported).
+warnings.filterwarnings(
+    "ignore",
+    message=r'Field name "schema" in "\w+" shadows an attribute in parent "FacetContainer"',
+    category=UserWarning,
+)
+
+
+def _is_deletion(value: Any) -> bool:
+    return type(value) is dict and value.get("_deleted") is True
+
+
+class FacetContainer(OLModel):
+    """A typed facet map: spec keys are typed attributes, every other key is kept by name.
+
+    The facets live in one dict, `root`, holding only the keys sent (pydantic-core builds
+    it with a typed-dict validator: a model would fill a `None` for each of the 10-15
+    keys the spec defines, most of what an empty map costs). Validation happens in
+    pydantic-core alone (see `_facet_map_schema`): a deletion marker becomes a
+    `DeletedFacet` under any key, and any other key the spec does not define must hold a
+    facet (an object with `_producer` and `_schemaURL`). Python runs only while a custom
+    facet class is registered for the entity: the post-init hook then types the
+    registered keys.
+    """
+
+    # Set by the generated metadata: which entity's facets this container holds, and
+    # the JSON keys of its typed fields.
+    __olsdk_entity__: ClassVar[str] = ""
+    __olsdk_keys__: ClassVar[frozenset[str]] = frozenset()
+    # What pydantic-core calls on every map it builds (`post_init` in its schema): `id`,
+    # a C function that ignores its argument, while no custom facet is registered for
+    # the entity; `_type_registered_facets` while one is (see `_custom_facets_changed`).
+    __olsdk_post_init__: ClassVar[Any] = id
+    # pydantic-core builds a map as a root model (`root` in `__dict__`) and leaves these
+    # two unset; pydantic's methods read them.
+    __pydantic_extra__ = None
+    __pydantic_private__ = None
+
+    if TYPE_CHECKING:  # (a property for type checkers: no `root=` in `__init__`)
+
+        @property
+        def root(self) -> dict[str, Any]:
+            """The facets present, by JSON key (the map's own dict)."""
+
+    def __init__(self, /, **data: Any) -> None:
+        # A deletion marker under a typed key cannot be validated as that key's facet
+        # class: keep it aside and store it as a `DeletedFacet` under the key.
+        deletions: dict[str, Any] = {}
+        for key in list(data):
+            value = data[key]
+            if _is_deletion(value):
+                # Built in Python, a marker given as a dict is filled in as `DeletedFacet()` is.
+                deletions[self._alias_of(key)] = DeletedFacet(**data.pop(key))
+            elif isinstance(value, DeletedFacet):
+                deletions[self._alias_of(key)] = data.pop(key)
+        _construct(self, data)
+        entity = type(self).__olsdk_entity__
+        for key, value in deletions.items():
+            self.hold(key, _kept_facet(entity, key, value))
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        # Each typed key reads from `root` (the field names are the spec's keys, see
+        # `_facet_map_schema`), from the moment the class exists: before it is built too.
+        for name in cls.__pydantic_fields__:
+            setattr(cls, name, _FacetAttribute(name))
+
+    @classmethod
+    def __olsdk_finish_schema__(cls, schema: Any, handler: GetCoreSchemaHandler, /) -> None:
+        if "__olsdk_finish_schema__" not in cls.__dict__:  # the generated maps, not this base
+            _facet_map_schema(schema, cls, handler)
+
+    @classmethod
+    def _alias_of(cls, key: str) -> str:
+        field = cls.model_fields.get(key)
+        return (field.alias or key) if field is not None else key
+
+    def hold(self, key: str, value: Any) -> None:
+        """Keep `value` under `key` as it is (a deletion marker, or, reading leniently, a
+        facet that fails its schema), even where the spec types that key."""
+        self.root[key] = value
+
+    # Mapping-style access by JSON key, for keys that are not Python names
+    # (`spark.exception`, `environment-properties`) and for generic code.
+    def __getitem__(self, key: str) -> Any:
+        return self.root[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if value is None:
+            self.root.pop(key, None)  # "not sent"
+            return
+        if key in type(self).__olsdk_keys__ and not _is_deletion(value) and not isinstance(value, DeletedFacet):
+            self.root[key] = value  # a typed facet, set as a model field is (not validated)
+            return
+        self.hold(key, _kept_facet(type(self).__olsdk_entity__, key, value))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Any public name is a facet key (a spec key's typed attribute, or a key the spec
+        # does not define, checked as `facets[key] = value` checks it).
+        if name.startswith("_"):
+            super().__setattr__(name, value)
+            return
+        field = type(self).__pydantic_fields__.get(name)
+        self[(field.alias or name) if field is not None else name] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.root[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.root
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.root.get(key, default)
+
+    def as_mapping(self) -> dict[str, Any]:
+        """Every facet present, by JSON key: typed facets, custom facets, plain data."""
+        return dict(self.root)
+
+    def keys(self) -> Iterator[str]:
+        return iter(self.root)
+
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+        # A facet map iterates like a mapping: its keys (`for key in facets`, as `keys()`
+        # and `facets[key]`), not a model's (field, value) pairs.
+        return iter(self.root)
+
+    def items(self) -> ItemsView[str, Any]:
+        return self.root.items()
+
+    def __len__(self) -> int:
+        return len(self.root)
+
+    if not TYPE_CHECKING:  # (type checkers see the typed keys; others are not attributes)
+
+        def __getattr__(self, name: str) -> Any:
+            # A key the spec does not define reads as an attribute too, as a model's extra
+            # field does (`facets.spark_version`).
+            if name.startswith("__") or name == "root":
+                raise AttributeError(name)  # not set yet (unpickling), or a protocol probe
+            try:
+                return self.__dict__["root"][name]
+            except KeyError:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}") from None
+
+    # -- what pydantic's methods read from `__dict__` and the unset extra keys ----------
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return bool(self.root == other.root)
+
+    def __repr_args__(self) -> Any:
+        return iter(self.root.items())
+
+    def __copy__(self) -> Self:
+        return type(self)._holding(dict(self.root))
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        return type(self)._holding(copy.deepcopy(self.root, memo))
+
+    def __getstate__(self) -> dict[Any, Any]:
+        return {"root": self.root}
+
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        built(type(self))  # (copies and `model_construct` come here too)
+        object.__setattr__(self, "__dict__", {"root": state["root"]})
+        object.__setattr__(self, "__pydantic_fields_set__", {"root"})
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copied = copy.deepcopy(self) if deep else copy.copy(self)
+        for key, value in (update or {}).items():
+            copied[type(self)._alias_of(key)] = value
+        return copied
+
+    @classmethod
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Self:
+        """A map holding `values` (by attribute name or JSON key) as given, unvalidated."""
+        return cls._holding({cls._alias_of(key): value for key, value in values.items() if value is not None})
+
+    @classmethod
+    def _holding(cls, root: dict[str, Any]) -> Self:
+        made = cls.__new__(cls)
+        made.__setstate__({"root": root})
+        return made
+
+
+class _FacetAttribute:
+    """The attribute of a spec key on a facet map: the facet under that key, or None.
+    (A data descriptor, so that pydantic's `__getattr__` is not asked first.)"""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        if obj is None:
+            # On the class: what `BaseModel` has under the name (`schema`), as before.
+            return getattr(BaseModel, self.key).__get__(None, owner) if hasattr(BaseModel, self.key) else self
+        return obj.__dict__["root"].get(self.key)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj[self.key] = value
+
+
+def _entity_base_of(container: type[BaseModel]) -> type[BaseModel] | None:
+    """The spec base facet of a map's entity (`RunFacet`), found from its typed facets."""
+    for info in container.model_fields.values():
+        for facet_class in _models_in(info.annotation):
+            for klass in facet_class.__mro__:
+                parent = klass.__base__
+                if parent is not None and parent.__base__ is FacetModel:
+                    return klass
+    return None
+
+
+def _facet_check(base: type[BaseModel] | None, json_value: CoreSchema, *, marker: bool = False) -> CoreSchema:
+    """A facet under a key the spec does not define, checked as the entity's base facet
+    checks it (`_producer` and `_schemaURL` URIs) and kept as the JSON object it is.
+    `_deleted`, when present, must be false (`true` makes it a deletion marker, checked
+    with `marker=True`: the `DeletedFacet` it becomes checks `_deleted` itself)."""
+    name = base.__name__ if base is not None else "BaseFacet"
+    uri = cs.str_schema(pattern=URI_PATTERN, strict=True)
+
+    def present(key: str) -> CoreSchema:
+        fields = {key: cs.typed_dict_field(cs.any_schema())}
+        return cs.custom_error_schema(
+            cs.typed_dict_schema(fields, extra_behavior="allow"),
+            "value_error",
+            custom_error_context={"error": f"lacks {key!r}, which every facet must have ({name})"},
+        )
+
+    checked = {"_producer": cs.typed_dict_field(uri), "_schemaURL": cs.typed_dict_field(uri)}
+    if not marker:
+        # Where the base facet has no `_deleted` (run facets), any other value is an
+        # unknown field's, as the spec has it: only `true` (a marker) is refused here.
+        deletable = base is not None and "deleted" in base.model_fields
+        checked["_deleted"] = cs.typed_dict_field(
+            _not_a_marker() if deletable else _anything_but_true(json_value), required=False
+        )
+    as_object = cs.custom_error_schema(
+        cs.dict_schema(),
+        "value_error",
+        custom_error_context={"error": "must be object (a facet is a JSON object)"},
+    )
+    return cs.chain_schema(
+        [
+            as_object,
+            present("_producer"),
+            present("_schemaURL"),
+            cs.typed_dict_schema(checked, extra_behavior="allow", extras_schema=json_value),
+        ]
+    )
+
+
+def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaHandler) -> None:
+    """Make a facet map's schema do in pydantic-core what the spec asks of its keys.
+
+    - every key: a deletion marker (`"_deleted": true`) becomes a `DeletedFacet`, the
+      alternative tried second (facets refuse `_deleted: true`, see `_not_a_marker`;
+      a union whose first alternative fails costs as much again as the facet, since
+      pydantic-core turns the input into Python objects for the error);
+    - keys the spec does not define: a facet of the entity, kept as its JSON object
+      (a registered custom facet class or a model built in Python stays that object);
+    - the post-init hook is `__olsdk_post_init__`, a C no-op until a custom facet is
+      registered for the entity.
+    """
+    node = _model_node(schema, cls)
+    node["post_init"] = "__olsdk_post_init__"
+    base = _entity_base_of(cls)
+    json_value = _json_value(handler)
+    check = _facet_check(base, json_value)
+    # The marker's own errors are left out (`OTHER_FORM`): a marker that fails is not
+    # a facet either, and that alternative reports the same problems.
+    marker = cs.custom_error_schema(
+        cs.tagged_union_schema(
+            {
+                True: cs.chain_schema(
+                    [_facet_check(base, json_value, marker=True), handler.generate_schema(DeletedFacet)]
+                )
+            },
+            discriminator="_deleted",
+        ),
+        OTHER_FORM,
+        custom_error_message="not a deletion marker",
+    )
+    built = cs.custom_error_schema(cs.is_instance_schema(BaseModel), OTHER_FORM, custom_error_message="not a model")
+    # Each value is dumped by its own class (any-serialization): a union serializer would
+    # first try it against each member.
+    by_value = cs.simple_ser_schema("any")
+    typed: dict[str, cs.TypedDictField] = {}
+    for name, field in node["schema"]["fields"].items():
+        key = field.get("validation_alias", name)
+        if key != name:  # pragma: no cover - the generator keeps spec keys as field names
+            raise TypeError(f"{cls.__name__}.{name}: a facet map's typed key must be its field name ({key!r})")
+        facet = field["schema"]  # `default` (None) around the facet class
+        if facet.get("type") == "default":
+            facet = facet["schema"]
+        annotation = cls.model_fields[name].annotation
+        if any("deleted" in model.model_fields for model in _models_in(annotation)):
+            facet = cs.union_schema([(facet, "Facet"), (marker, "DeletedFacet")], mode="left_to_right")
+        # (Each value dumped by its own class: a marker or a leniently kept dict may sit here.)
+        typed[key] = cs.typed_dict_field(
+            cs.union_schema([facet], serialization=by_value), required=False, metadata=field.get("metadata")
+        )
+    unknown = cs.union_schema([(check, "Facet"), (marker, "DeletedFacet")], mode="left_to_right")
+    extras = cs.json_or_python_schema(
+        json_schema=unknown,
+        python_schema=cs.union_schema(
+            [(built, "Model"), (check, "Facet"), (marker, "DeletedFacet")],
+            mode="left_to_right",
+        ),
+        serialization=by_value,
+        # In JSON Schema a facet map's other keys stay "any value", as before.
+        metadata={"pydantic_js_functions": [lambda _schema, _handler: {}]},
+    )
+    # Only the keys sent: a typed dict, held as the model's `root` (see FacetContainer).
+    node["schema"] = cs.typed_dict_schema(typed, extra_behavior="allow", extras_schema=extras)
+    node["root_model"] = True
+
+
+def _type_registered_facets(self: FacetContainer, _context: Any, /) -> None:
+    """The post-init hook while a custom facet class is registered for the map's entity:
+    the keys registered become their classes (pydantic-core has checked they hold facets)."""
+    facets = self.root
+    if not facets:
+        return
+    entity = type(self).__olsdk_entity__
+    for key, value in facets.items():
+        if type(value) is not dict:
+            continue  # a spec facet, a marker, or an object built in Python
+        if _registry.lookup(entity, key) is None:
+            continue
+        try:
+            facets[key] = _kept_facet(entity, key, value)
+        except ValueError as exc:
+            raise ValueError(f"facet {key!r}: {exc}") from None
+
+
+# Entity -> its facet map classes (one each today), for `_custom_facets_changed`.
+_CONTAINERS: dict[str, list[type[FacetContainer]]] = {}
+
+
+def _custom_facets_changed(entity: str) -> None:
+    hook = _type_registered_facets if _registry.has_custom(entity) else id
+    for container in _CONTAINERS.get(entity, ()):
+        container.__olsdk_post_init__ = hook
+
+
+_registry.on_change(_custom_facets_changed)
+
+
+# Entity -> its spec base facet class (`run` -> RunFacet), set by `bind_metadata`.
+_ENTITY_BASES: dict[str, type[BaseModel]] = {}
+
+
+def _check_base(entity: str, value: Any) -> None:
+    """`ValueError` unless `value` is a valid facet of `entity` as the core schema says
+    (`_producer` and `_schemaURL` URIs, `_deleted` a boolean where the base has it)."""
+    base = _ENTITY_BASES.get(entity)
+    if base is None:
+        return
+    try:
+        base.__pydantic_validator__.validate_python(value)
+    except PydanticValidationError as exc:
+        problem = ValidationError.from_pydantic(exc, model=base).problems[0]
+        if problem.rule == "required field missing":
+            raise ValueError(f"lacks {problem.path!r}, which every facet must have ({base.__name__})") from None
+        raise ValueError(f"{problem.path}: {problem.rule}" if problem.path else problem.rule) from None
+
+
+def _kept_facet(entity: str, key: str, value: Any) -> Any:
+    """What an unknown key's value becomes: a deletion, a registered class, or itself."""
+    if isinstance(value, DeletedFacet):
+        if value.schemaURL is None and entity in _ENTITY_BASES:
+            # Built in Python: a marker names the schema of what it deletes, its entity's base facet.
+            value.schemaURL = getattr(_ENTITY_BASES[entity], "__olsdk_schema_url__", None)
+            value.__pydantic_fields_set__.add("schemaURL")
+        return value
+    if isinstance(value, BaseModel):
+        return value
+    if _is_deletion(value):
+        # (The base facet refuses `_deleted: true`: that is what makes this a marker.)
+        _check_base(entity, {k: v for k, v in value.items() if k != "_deleted"})
+        return DeletedFacet.model_validate(value)
+    facet_class = _registry.lookup(entity, key)
+    if facet_class is not None:
+        try:
+            return facet_class.model_validate(value)
+        except PydanticValidationError as exc:
+            first = ValidationError.from_pydantic(exc, model=facet_class).problems[0]
+            raise ValueError(
+                f"does not match the facet class registered for this key: {first.path or '(facet)'}: {first.rule}"
+            ) from None
+    if not isinstance(value, Mapping):
+        raise ValueError("must be object (a facet is a JSON object)")
+    _check_base(entity, value)
+    return value
+
+
+def bind_metadata(
+    *,
+    core_id: str,
+    schema_urls: Mapping[Any, str],
+    entities: Mapping[str, tuple[type[BaseModel], type[BaseModel], type[BaseModel], str]],
+    facet_keys: Mapping[tuple[str, str], type[BaseModel]],
+    module: str,
+) -> None:
+    """Attach the generated metadata to the generated classes of `module`, and finish
+    them (called once, at the end of the generated module).
+
+    `entities` is the generated entity table: entity -> (base facet, facet map class,
+    the class holding the map, its field). The classes build their validators on first use
+    (`defer_build`); what they can say without one is finished here: the fields that name
+    classes defined further down the module, and the fields of the records (all a record
+    made in Python needs to read the records it holds).
+    """
+    for cls in list(vars(sys.modules[module]).values()):
+        if isinstance(cls, type) and cls.__module__ == module:
+            if issubclass(cls, OLRecord):
+                cls.model_rebuild()
+            elif issubclass(cls, BaseModel):
+                resolve_fields(cls)
+    EventModel.__olsdk_core_id__ = core_id
+    _registry.define_entities(tuple(entities))
+    for facet_class, url in schema_urls.items():
+        if not (isinstance(facet_class, type) and issubclass(facet_class, FacetModel)):
+            raise TypeError(f"schema URL given for {facet_class!r}, which is not a facet class")
+        facet_class.__olsdk_schema_url__ = url
+    for entity, (base, container, _owner, _field) in entities.items():
+        _ENTITY_BASES[entity] = base
+        if not issubclass(container, FacetContainer):
+            raise TypeError(f"{container!r} is not a facet container class")
+        container.__olsdk_entity__ = entity
+        if container not in _CONTAINERS.setdefault(entity, []):
+            _CONTAINERS[entity].append(container)
+        _custom_facets_changed(entity)
+        container.__olsdk_keys__ = frozenset((info.alias or name) for name, info in container.model_fields.items())
+    for (entity, key), keyed_class in facet_keys.items():
+        _registry.register_spec_facet(entity, key, keyed_class)
