@@ -1,7 +1,7 @@
 """Scratch copies of olsdk's models with one runtime feature changed, for experiments.
 
 Nothing in `src/` or `generated/` is modified: `load(variant)` copies
-`src/olsdk/_models/_runtime.py` and `generated/olsdk_generated/{models,_meta}.py` (from the
+`src/olsdk/_runtime.py` and `generated/olsdk_generated/{models,_meta}.py` (from the
 working tree, or from the git revision in `SOURCE_REV`) into a temporary package,
 applies text patches (each must match, else `PatchMismatch`), imports it and binds
 the metadata the way `olsdk.models` does. The copy gets its own facet registry stub,
@@ -169,10 +169,11 @@ def load(variant: Variant) -> ModuleType:
     runtime = runtime.replace("from olsdk import _registry\n", _REGISTRY_STUB)
     (folder / "_runtime.py").write_text(_patch(runtime, variant.runtime, "_runtime.py"))
     models = _read(GENERATED / "models.py")
-    models = models.replace("from olsdk._models._runtime import", f"from {package}._runtime import")
+    models = models.replace("from olsdk._runtime import", f"from {package}._runtime import")
     (folder / "models.py").write_text(_patch(models, variant.models, "models.py"))
     meta = _read(GENERATED / "_meta.py")
     meta = meta.replace("from olsdk_generated import models", f"from {package} import models")
+    meta = meta.replace("from olsdk._runtime import", "from olsdk._models._runtime import")  # moved since
     (folder / "_meta.py").write_text(meta)
     (folder / "__init__.py").write_text("")
     if str(_TMP) not in sys.path:

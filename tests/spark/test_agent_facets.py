@@ -15,6 +15,7 @@ from tests.spark.agent_shapes import REFERENCE as AGENT_REFERENCE
     "name", ["cli_pyspark_example_expected_event_complete.json", "pysparkKafkaWriteCompleteEvent.json"]
 )
 def test_agent_facets_parse_typed(name: str) -> None:
+    from olsdk._integrations.spark.agent_facets import _AGENT_SCHEMA_URL
     from olsdk.spark import agent_facets
 
     reference = AGENT_REFERENCE / name
@@ -28,7 +29,7 @@ def test_agent_facets_parse_typed(name: str) -> None:
     doc["job"].setdefault("name", "kafka")
     doc["run"]["runId"] = "0190b1a2-0000-7000-8000-000000000001"
     for key, facet in doc["run"]["facets"].items():
-        facet.update({"_producer": "https://example.com/agent", "_schemaURL": agent_facets._AGENT_SCHEMA_URL})
+        facet.update({"_producer": "https://example.com/agent", "_schemaURL": _AGENT_SCHEMA_URL})
         if key == "parent":
             facet["run"] = {"runId": "0190b1a2-0000-7000-8000-000000000002"}
         if key == "processing_engine":
