@@ -37,8 +37,8 @@ def cook(source_file: Path) -> subprocess.CompletedProcess[str]:
 
 
 def shipped_file() -> Path:
-    resource = resources.files("olsdk.spark").joinpath(_bridge_source.FILE_NAME)
-    assert resource.is_file(), f"{_bridge_source.FILE_NAME} is not in the olsdk.spark package"
+    resource = resources.files("olsdk._integrations.spark").joinpath(_bridge_source.FILE_NAME)
+    assert resource.is_file(), f"{_bridge_source.FILE_NAME} is not in the olsdk._integrations.spark package"
     return Path(str(resource))
 
 
