@@ -90,7 +90,7 @@ def render() -> str:
 
 
 def documented() -> dict[str, list[str]]:
-    """Module -> the names docs/api.md lists for it, in order."""
+    """Module -> the names docs/reference/api/index.md lists for it, in order."""
     out: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in API_DOC.read_text(encoding="utf-8").splitlines():
