@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 DBT_VENV ?= .venv-dbt
 AIRFLOW_VENV ?= .venv-airflow
 
-.PHONY: setup spec generate check-generated test test-fast test-spec lint format demo bench spec-upgrade dist clean
+.PHONY: setup spec generate check-generated test test-fast test-spec lint format demo bench spec-upgrade dist clean docs
 
 # .venv for everything; the dbt test's own environment only where tests need it.
 setup: $(VENV)/.installed
@@ -59,6 +59,11 @@ lint: setup
 	$(VENV)/bin/ruff check $(PY_DIRS)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
+
+# The documentation site (mkdocs.yml) into build/site/, offline; strict: a broken link or a
+# missing reference fails.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 format: setup
 	$(VENV)/bin/ruff format $(PY_DIRS)

@@ -5,7 +5,7 @@ baseline measured in the same rounds (15 rounds, thread CPU time rather than wal
 time, so that other processes on the shared cores disturb them less), plus cProfile listings of the Python-level
 frames. Model variants are scratch copies built by `bench.variants` (olsdk's own
 sources are never modified). The findings are written up by hand at the end of
-docs/benchmarks.md ("Where the time goes").
+docs/explanation/benchmarks.md ("Where the time goes").
 """
 
 from __future__ import annotations

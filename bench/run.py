@@ -1,7 +1,7 @@
 """`python -m bench`: olsdk side by side with the official client and raw JSON.
 
 Prints a table and writes it, with the machine, versions and date, to
-`docs/benchmarks.md` (everything from the "## Where the time goes" heading on is kept
+`docs/explanation/benchmarks.md` (everything from the "## Where the time goes" heading on is kept
 as it is: that part is written by hand from profiles). `--quick` is a smoke run of a
 few seconds that writes nothing unless `--out` is given.
 """
@@ -24,7 +24,7 @@ from bench import cases, delivery, growth, memory, startup, workloads
 from bench.timing import Series, interleave
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "benchmarks.md"
+DOC = ROOT / "docs" / "explanation" / "benchmarks.md"
 HAND_WRITTEN = "## Where the time goes"
 GROUPS = ("parse", "validate", "read", "serialise", "emit", "growth", "schema", "http", "memory", "startup")
 WORKLOADS = ("full", "minimal")
@@ -347,7 +347,7 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "other processes hold the CPU. HTTP and memory rows are wall time.",
         "",
         "Commands: `make bench` (= `.venv/bin/python -m bench`, a few minutes);"
-        " `python -m bench --quick` (smoke run, seconds); `--ndjson-gb 1` for the issue's"
+        " `python -m bench --quick` (smoke run, seconds); `--ndjson-gb 1` for a"
         " 1 GB stream; `--only parse,emit,...`; `python -m bench.experiments` for the"
         " profile experiments below.",
         "",
@@ -363,7 +363,7 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "",
         markdown_table(table_rows(results)),
         "",
-        "## Targets (issue 15; HTTP and memory: issue 7; start-up: issue 24)",
+        "## Targets",
         "",
         *_targets_summary(results),
         "",
@@ -411,7 +411,7 @@ def markdown(results: Results, machine_info: dict[str, str], command: str) -> st
         "  directory, validated line by line with `olsdk.parse_event` in a subprocess;",
         "  RSS sampled from /proc/self/status at every tenth of the file; the peak is the",
         "  kernel's VmHWM reset after warm-up (first 1%). Flat means peak - warmed-up RSS",
-        f"  <= {memory.FLAT_TOLERANCE_MB:g} MB. Use `--ndjson-gb 1` for the issue's 1 GB file.",
+        f"  <= {memory.FLAT_TOLERANCE_MB:g} MB. Use `--ndjson-gb 1` for a 1 GB file.",
     ]
     mem = results.memory
     if mem is not None:

@@ -9,7 +9,7 @@
   :data:`DATASET_NAME_TRIMMERS` (the official Python client's, one step each);
 * job names in `olsdk.naming.job` and the ``parent`` run facet in :func:`parent`.
 
-See ``docs/naming.md`` for the table of stores and where sources disagree.
+See ``docs/how-to/naming.md`` for the table of stores and where sources disagree.
 """
 
 from __future__ import annotations

@@ -31,13 +31,13 @@ Events = list[dict[str, Any]]
 TASKS = ("create_tables", "insert_select", "python_step", "bash_step", "fails_on_purpose", "after_failure")
 
 
-# docs/airflow.md's settings, as a reader copies them: the receiver-up runs use them
-DOCS = (ROOT / "docs" / "airflow.md").read_text()
+# docs/how-to/airflow.md's settings, as a reader copies them: the receiver-up runs use them
+DOCS = (ROOT / "docs" / "how-to" / "airflow.md").read_text()
 DOCUMENTED_URL, DOCUMENTED_SPOOL = "http://localhost:5000", "/var/lib/airflow/openlineage-spool.ndjson"
 
 
 def documented(site: Site, url: str) -> Path:
-    """Configure ``site`` as docs/airflow.md says: the variable in fork mode, airflow.cfg with
+    """Configure ``site`` as docs/how-to/airflow.md says: the variable in fork mode, airflow.cfg with
     ``execute_in_thread``; the URL and spool path are this test's. Returns the spool path."""
     spool = site.root / "openlineage-spool.ndjson"
 
@@ -68,7 +68,7 @@ def reference_run(sites: Sites) -> tuple[Events, Finished]:
 
 
 def receiver_up(mode: str, sites: Sites) -> tuple[Events, Finished]:
-    """As docs/airflow.md configures it; nothing may be left in the spool."""
+    """As docs/how-to/airflow.md configures it; nothing may be left in the spool."""
     server = LineageServer()
     try:
         site = sites.new(mode)
@@ -157,7 +157,7 @@ def test_receiver_up(mode: str, campaign: Campaign, record: Any) -> None:
 
 @pytest.mark.parametrize("mode", ["fork", "thread"])
 def test_batch_mode(mode: str, campaign: Campaign, record: Any) -> None:
-    """``batch: {max_events: 100}`` (the example in docs/client.md): events wait in memory for a
+    """``batch: {max_events: 100}`` (the example in docs/how-to/client.md): events wait in memory for a
     batch, and the provider's forked child ends with ``os._exit`` right after emitting."""
     expected, _ = campaign.result("reference")
     received, done = campaign.result(f"test_batch_mode[{mode}]")

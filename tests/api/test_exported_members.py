@@ -51,7 +51,8 @@ def test_docs_api_lists_exactly_the_public_api() -> None:
     assert list(listed) == list(PUBLIC_MODULES)
     for module_name in PUBLIC_MODULES:
         assert listed[module_name] == list(load(module_name).__all__), (
-            f"docs/api.md is out of date for {module_name}: run `python -m tests.support.api_doc > docs/api.md`"
+            f"docs/reference/api/index.md is out of date for {module_name}: run "
+            "`python -m tests.support.api_doc > docs/reference/api/index.md`"
         )
 
 

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_experiments_build_their_model_variants() -> None:
-    """`python -m bench.experiments` (docs/benchmarks.md): its variants patch the runtime of the
+    """`python -m bench.experiments` (docs/explanation/benchmarks.md): its variants patch the runtime of the
     revision they were written against, read from git, so the command runs on today's tree."""
     done = subprocess.run(
         [sys.executable, "-m", "bench.experiments", "features", "--rounds", "1", "--sample-ms", "5"],

@@ -74,12 +74,12 @@ def test_config_show_json_names_each_origin(
     assert shown["file"] is None and shown["disabled"] is False
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "configuration.md"
 
 
 def readme_yml() -> str:
-    """The openlineage.yml example of the README's "Client and transports" section."""
-    section = README.read_text(encoding="utf-8").split("\n## Client and transports\n", 1)[1].split("\n## ", 1)[0]
+    """The openlineage.yml example of the configuration reference ("An example")."""
+    section = REFERENCE.read_text(encoding="utf-8").split("\n## An example\n", 1)[1].split("\n## ", 1)[0]
     return section.split("```yaml\n", 1)[1].split("```", 1)[0]
 
 

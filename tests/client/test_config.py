@@ -277,8 +277,8 @@ def test_parity_kafka_file_composite(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 # -- the documentation stays true -------------------------------------------------------
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "client.md"
-README = Path(__file__).resolve().parents[2] / "README.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "client.md"
+REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "configuration.md"
 
 
 def docs_yml() -> str:
@@ -302,8 +302,8 @@ def test_docs_example_works_for_both_clients(
 
 
 def test_docs_table_lists_every_key() -> None:
-    """The README's table names every key of the client and of every transport kind."""
-    table = "\n".join(line for line in README.read_text().splitlines() if line.startswith("|"))
+    """The reference's table names every key of the client and of every transport kind."""
+    table = "\n".join(line for line in REFERENCE.read_text().splitlines() if line.startswith("|"))
 
     def names(cls: type) -> list[str]:
         out = []

@@ -115,7 +115,7 @@ def test_official_client_events_parse_losslessly(server: LineageServer, restore_
     root = failed.run.facets.parent.root
     if parent_root_in_models():
         assert root is not None and root.job.name == "dag"
-    else:  # spec 1.30.0: no root field; the root is kept as extra data (docs/spec-versions.md)
+    else:  # spec 1.30.0: no root field; the root is kept as extra data (docs/explanation/spec-versions.md)
         assert isinstance(root, dict) and root["job"]["name"] == "dag"
     assert failed.run.facets.errorMessage is not None
     assert failed.run.facets.errorMessage.message == "division by zero"

@@ -81,7 +81,7 @@ def test_parent_chain_and_producer_from_config() -> None:
     if parent_root_in_models():
         assert parent["root"]["job"] == {"namespace": "ns", "name": "dag"}
         assert parent["root"]["run"]["runId"] == dag.run_id
-    else:  # spec 1.30.0: no root in ParentRunFacet, dropped (docs/spec-versions.md)
+    else:  # spec 1.30.0: no root in ParentRunFacet, dropped (docs/explanation/spec-versions.md)
         assert "root" not in parent
 
 
@@ -177,7 +177,7 @@ def test_a_parent_facet_from_elsewhere_gives_the_root_to_children() -> None:
     query_start = emitted(sent)[1]
     facet = query_start["run"]["facets"]["parent"]
     assert facet["job"] == {"namespace": "spark", "name": "app"}
-    if not parent_root_in_models():  # spec 1.30.0: no root in ParentRunFacet (docs/spec-versions.md)
+    if not parent_root_in_models():  # spec 1.30.0: no root in ParentRunFacet (docs/explanation/spec-versions.md)
         assert "root" not in facet
         return
     assert facet["root"] == {

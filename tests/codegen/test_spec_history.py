@@ -2,7 +2,7 @@
 
 The sweep runs on a small git repository made here whose tags hold two committed releases
 (1.0.0 and 1.20.0) as their `spec/` folders, plus the files an upstream `spec/` has that
-the generator does not read; the commands are the ones docs/spec-versions.md shows.
+the generator does not read; the commands are the ones docs/explanation/spec-versions.md shows.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The README a newcomer follows: install lines that work, a getting-started snippet
-that runs, and the "Coming from openlineage-python" table."""
+"""The README a newcomer follows: install lines that work, a typed-event snippet that
+runs, and the "Coming from openlineage-python" table (docs/how-to)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
+MIGRATE = (ROOT / "docs" / "how-to" / "migrate-from-openlineage-python.md").read_text()
+CONFIGURATION = (ROOT / "docs" / "reference" / "configuration.md").read_text()
 
 
-def section(title: str) -> str:
-    return README.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+def section(title: str, text: str = README) -> str:
+    return text.split(f"# {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
 def test_every_install_line_names_a_wheel_or_a_checkout() -> None:
@@ -63,7 +65,7 @@ def test_getting_started_runs(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    code = re.search(r"```python\n(.*?)```", section("Getting started"), re.S)
+    code = re.search(r"```python\n(.*?)```", section("A typed event"), re.S)
     assert code is not None
     exec(compile(code.group(1), "README.md", "exec"), {})
     printed = capsys.readouterr().out
@@ -72,11 +74,13 @@ def test_getting_started_runs(
 
 
 def test_getting_started_comes_before_the_reference_table() -> None:
-    assert README.index("## Install") < README.index("## Getting started") < README.index("| yml key |")
+    # the reference table is on a page of its own, linked from the README
+    assert README.index("## Install") < README.index("## A typed event") < README.index("reference/configuration.md")
+    assert "| yml key |" not in README and "| yml key |" in CONFIGURATION
 
 
 def test_coming_from_openlineage_python_names_the_differences() -> None:
-    text = section("Coming from openlineage-python")
+    text = section("Coming from openlineage-python", MIGRATE)
     rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| topic")]
     assert len(rows) >= 15
     assert "`type: buffered`" in text and "olsdk.compat.OlsdkTransport" in text

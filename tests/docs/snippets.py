@@ -1,4 +1,4 @@
-"""Every code block of README.md and docs/*.md runs as a test, so the docs cannot drift.
+"""Every code block of README.md and docs/**/*.md runs as a test, so the docs cannot drift.
 
 Collected by sybil (the root ``conftest.py`` hands its ``pytest_collect_file`` to pytest;
 ``testpaths`` names README.md and docs/). What each fenced block does:
@@ -8,6 +8,9 @@ Collected by sybil (the root ``conftest.py`` hands its ``pytest_collect_file`` t
 * ``sh`` / ``bash``: run with ``bash -e`` (every command must succeed). A line that starts
   with ``make`` runs in the repository (where the Makefile is); everything else runs in
   the document's working folder. ``olsdk`` and ``python`` are the test environment's.
+  A block made only of commands that ``RUN_ELSEWHERE`` lists (building environments,
+  installing, rewriting the repository: what a test cannot do in place) is skipped with
+  the reason listed there, which names the test that covers the command.
 * ``console``: ``$ command`` lines are run the same way; the lines shown under a command
   must appear in its output, in order (``...`` in a line matches anything); the exit
   status is not checked, the output is.
@@ -19,7 +22,8 @@ Collected by sybil (the root ``conftest.py`` hands its ``pytest_collect_file`` t
 In the markdown, before a block:
 
 * ``<!-- skip: next "why" -->`` does not run the next block and says why (pytest shows the
-  reason). A skip without a reason is an error.
+  reason). A skip without a reason is an error. The README keeps no such directive:
+  its blocks that cannot run here are the ``RUN_ELSEWHERE`` ones.
 * ``<!-- invisible-code-block: python ... -->`` is code the reader does not see: the
   stand-ins a fragment needs (the ``line`` of a user's file, a real HTTP server instead of
   ``lineage.example.com``) and the checks that the block did what its text says.
@@ -44,6 +48,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import unittest
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -58,6 +63,19 @@ ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 COMMAND_TIMEOUT = 600  # seconds for one shell block
 _SAVED = "__snippets_saved__"
+# Commands a block may hold that a test cannot run in place, each with the test that
+# covers it: a sh/bash block made only of these is skipped with the reasons.
+RUN_ELSEWHERE = {
+    "make test": "make test is what runs this very block",
+    "make demo": "a Spark run of minutes: tests/spark/test_spark_demo.py runs its pipeline and "
+    "tests/docs/test_makefile.py its make target",
+    "make dist": "builds the development environment: tests/compat/test_readme.py builds the wheel "
+    "with make dist's command",
+    "pip install": "installs into your environment: tests/compat/test_readme.py installs the wheel in an empty folder",
+    "make docs": "builds the whole site: .ci/run runs make docs after make lint",
+    "make generate": "rewrites the committed models: CI's make check-generated runs it",
+    "make spec-upgrade": "rewrites spec/ and the models: tests/codegen/test_upgrade.py runs the upgrade on a copy",
+}
 SPARK_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.ui.enabled": "false",
@@ -66,10 +84,25 @@ SPARK_CONF = {
 }
 
 
+def run_elsewhere(script: str) -> str | None:
+    """The reasons a block is not run here, when every command in it is in RUN_ELSEWHERE."""
+    commands = [line.split("#", 1)[0].strip() for line in script.splitlines()]
+    reasons: list[str] = []
+    for command in filter(None, commands):
+        reason = next((r for c, r in RUN_ELSEWHERE.items() if command == c or command.startswith(c + " ")), None)
+        if reason is None:
+            return None
+        reasons.append(reason)
+    return "; ".join(dict.fromkeys(reasons)) or None
+
+
 class ShellBlockParser(CodeBlockParser):
     """``sh``/``bash`` blocks: one bash script, every command must succeed."""
 
     def evaluate(self, example: Example) -> None:
+        elsewhere = run_elsewhere(str(example.parsed))
+        if elsewhere is not None:
+            raise unittest.SkipTest(elsewhere)
         script = "\n".join(_in_repository(line) for line in str(example.parsed).splitlines())
         done = run_shell(script, example.namespace)
         if done.returncode != 0:
@@ -229,17 +262,38 @@ def teardown_document(namespace: dict[str, Any]) -> None:
 
 def uses_spark(example: Example) -> bool:
     """A python block that names ``spark`` (a session, or the word in a comment of the
-    checks that follow a Spark block), ``pyspark`` or ``olsdk.spark``."""
-    if not isinstance(example.region.evaluator, PythonEvaluator):
+    checks that follow a Spark block), ``pyspark`` or ``olsdk.spark``; or an
+    ``openlineage.yml`` block that names it (in a comment: the configuration of the Spark
+    job that follows, which must be written in a ``-m spark`` run too)."""
+    parser = getattr(example.region.evaluator, "__self__", None)
+    if not isinstance(example.region.evaluator, PythonEvaluator) and not isinstance(parser, ConfigBlockParser):
         return False
     return re.search(r"\b(spark|pyspark|olsdk\.spark)\b", str(example.parsed)) is not None
+
+
+def spark_flags(examples: list[Example]) -> list[bool]:
+    """Which examples need Spark: the blocks `uses_spark` names, and a shell or
+    console block that comes after one of them with no other python block between (it
+    reads what the Spark job wrote, e.g. `olsdk inspect` of its lineage file)."""
+    flags: list[bool] = []
+    after_spark: dict[int, bool] = {}
+    for example in examples:
+        document = id(example.document)
+        if isinstance(example.region.evaluator, PythonEvaluator):
+            after_spark[document] = uses_spark(example)
+            flags.append(after_spark[document])
+        else:
+            parser = getattr(example.region.evaluator, "__self__", None)
+            is_command = isinstance(parser, (ShellBlockParser, ConsoleBlockParser))
+            flags.append(uses_spark(example) or (is_command and after_spark.get(document, False)))
+    return flags
 
 
 def mark_spark_examples(items: list[pytest.Item]) -> None:
     """The spark marker on Spark blocks, and on a skip directive whose next block is one
     (so that `-m "not spark"` never hands a Spark block's skip to the block after it)."""
     examples = [(item, item.example) for item in items if isinstance(getattr(item, "example", None), Example)]
-    spark = [uses_spark(example) for _, example in examples]
+    spark = spark_flags([example for _, example in examples])
     for index, (item, example) in enumerate(examples):
         following = next(
             (
@@ -275,8 +329,8 @@ _collect = SNIPPETS.pytest()
 
 
 def is_documentation(path: Path) -> bool:
-    """README.md and docs/*.md of the repository (not a README a test's data holds)."""
-    return path == ROOT / "README.md" or (path.parent == ROOT / "docs" and path.suffix == ".md")
+    """README.md and docs/**/*.md of the repository (not a README a test's data holds)."""
+    return path == ROOT / "README.md" or (path.is_relative_to(ROOT / "docs") and path.suffix == ".md")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -78,17 +78,37 @@ def test_each_document_runs_in_its_own_folder_with_a_clean_environment(tmp_path:
 
 
 def documents() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def name(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
 
 
 def test_the_collector_takes_the_readme_and_every_doc() -> None:
     assert all(is_documentation(path) for path in documents())
     assert not is_documentation(ROOT / "tests" / "README.md")
-    counted = {path.name: len(list(SNIPPETS.parse(path).examples())) for path in documents()}
-    assert counted["README.md"] >= 20 and counted["client.md"] >= 6 and counted["naming.md"] >= 1
+    counted = {name(path): len(list(SNIPPETS.parse(path).examples())) for path in documents()}
+    assert counted["README.md"] >= 6 and counted["docs/how-to/client.md"] >= 6 and counted["docs/how-to/naming.md"] >= 1
+    assert counted["docs/reference/configuration.md"] >= 5 and counted["docs/tutorials/first-events.md"] >= 6
 
 
-@pytest.mark.parametrize("path", documents(), ids=lambda p: p.name)
+def test_a_block_of_commands_run_elsewhere_is_skipped_with_the_reasons(tmp_path: Path) -> None:
+    from unittest import SkipTest
+
+    with pytest.raises(SkipTest, match="make test is what runs this very block"):
+        evaluate("```sh\nmake test   # every test\n```\n", tmp_path)
+    with pytest.raises(AssertionError, match="exit status 3"):  # one command not listed: the block runs
+        evaluate("```sh\nexit 3\nmake test\n```\n", tmp_path)
+
+
+def test_the_readme_keeps_no_test_directive() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "<!--" not in text
+    assert text.startswith("# olsdk\n\n```sh\nmake demo ")
+
+
+@pytest.mark.parametrize("path", documents(), ids=name)
 def test_no_command_hides_in_a_block_that_does_not_run(path: Path) -> None:
     """A block in another language (text, json, ...) shows no `make`, `olsdk`, `python -m`
     or `$ ` command line: commands are in blocks the collector runs (or skips with a reason)."""
@@ -99,3 +119,18 @@ def test_no_command_hides_in_a_block_that_does_not_run(path: Path) -> None:
         for line in body.splitlines():
             assert not re.match(r"\s*(\$ |make |olsdk |python3? -m |\.venv/bin/)", line), (path.name, line)
     assert not re.search(r"^(    )+(make|olsdk|python -m) ", text, flags=re.M), f"{path.name}: an indented code block"
+
+
+def test_spark_blocks_and_what_depends_on_them_are_marked(tmp_path: Path) -> None:
+    from tests.docs.snippets import spark_flags
+
+    path = tmp_path / "doc.md"
+    path.write_text(
+        "```yaml\n# the spark job's client\ntransport: {type: console}\n```\n\n"
+        "```yaml\ntransport: {type: console}\n```\n\n"
+        "```python\nspark = None\n```\n\n```console\n$ olsdk inspect lineage.ndjson\n```\n\n"
+        "```python\nx = 1\n```\n\n```sh\nolsdk --version\n```\n",
+        encoding="utf-8",
+    )
+    examples = list(SNIPPETS.parse(path).examples())
+    assert spark_flags(examples) == [True, False, True, True, False, False]

@@ -1,6 +1,6 @@
 """The "Define and publish a custom facet" snippet runs as written.
 
-The snippet lives in docs/custom-facets.md; the README carries the same section (under
+The snippet lives in docs/how-to/custom-facets.md; the README carries the same section (under
 "Custom facets") once pasted there. Every copy found is run, in a fresh interpreter and an
 empty directory.
 """
@@ -43,7 +43,7 @@ def snippet(markdown: str) -> str | None:
 def sources() -> list[Path]:
     found = [
         p
-        for p in (ROOT / "README.md", ROOT / "docs" / "custom-facets.md")
+        for p in (ROOT / "README.md", ROOT / "docs" / "how-to" / "custom-facets.md")
         if p.exists() and snippet(p.read_text(encoding="utf-8"))
     ]
     return found
@@ -67,4 +67,4 @@ def test_custom_facet_snippet_runs_as_written(source: Path, tmp_path: Path) -> N
 def test_readme_and_doc_agree_when_both_have_the_snippet() -> None:
     texts = [snippet(p.read_text(encoding="utf-8")) for p in sources()]
     assert "docs" in str(sources()[-1])
-    assert len(set(texts)) == 1, "README.md's custom facet snippet differs from docs/custom-facets.md"
+    assert len(set(texts)) == 1, "README.md's custom facet snippet differs from docs/how-to/custom-facets.md"

@@ -1,7 +1,7 @@
 """Feeding the page live: `olsdkLineage.update(data)`, and a page served with `live_url`.
 
 The server here is the standard library's, on 127.0.0.1 and a free port, sending the
-page data as Server-Sent Events exactly as docs/graph.md describes; `olsdk serve`
+page data as Server-Sent Events exactly as docs/how-to/graph.md describes; `olsdk serve`
 does the same with its own store.
 """
 
@@ -188,12 +188,12 @@ def test_the_builder_folds_events_incrementally() -> None:
 
 
 def test_the_docs_snippet_runs() -> None:
-    """docs/graph.md, "Feeding the page live": its Python block, with one received event."""
-    text = (Path(__file__).resolve().parents[2] / "docs" / "graph.md").read_text(encoding="utf-8")
+    """docs/how-to/graph.md, "Feeding the page live": its Python block, with one received event."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "graph.md").read_text(encoding="utf-8")
     section = text.split("## Feeding the page live", 1)[1].split("\n## ", 1)[0]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     namespace: dict[str, Any] = {"event": pipeline_events()[0]}
-    exec(compile(code, "docs/graph.md", "exec"), namespace)
+    exec(compile(code, "docs/how-to/graph.md", "exec"), namespace)
     assert "new EventSource" in namespace["html"] and '"/api/v1/stream"' in namespace["html"]
     assert {n["n"] for n in json.loads(namespace["payload"])["nodes"]} == {
         "ingest.orders",

@@ -262,7 +262,8 @@ def test_the_run_history_shows_every_run(chromium: Chromium, tmp_path: Path) -> 
 
 
 def test_spec_problems_a_server_adds_are_shown(chromium: Chromium, tmp_path: Path) -> None:
-    """`olsdk serve` adds `summary.specProblems`, `summary.specProblemsByProducer` and a job's `pb` (docs/graph.md)."""
+    """`olsdk serve` adds `summary.specProblems`, `summary.specProblemsByProducer` and a job's `pb`
+    (docs/how-to/graph.md)."""
     from olsdk._integrations._graph._page import page_data
 
     graph = graph_of(pipeline_events())

@@ -5,7 +5,7 @@
 release from 1.0.0 on has. A name outside that set must go through `olsdk._models._release`
 (`spec_class`, `spec_field`), which answers from the generated metadata and warns once
 where the release lacks it. The record itself is checked against the committed releases,
-and the table of `docs/spec-versions.md` against the record and the guards.
+and the table of `docs/explanation/spec-versions.md` against the record and the guards.
 """
 
 from __future__ import annotations

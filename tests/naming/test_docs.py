@@ -1,11 +1,11 @@
-"""docs/naming.md has a row per builder, each with what the builder emits."""
+"""docs/how-to/naming.md has a row per builder, each with what the builder emits."""
 
 import re
 from pathlib import Path
 
 from olsdk.naming import BUILDERS
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "naming.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "naming.md"
 
 
 def test_every_builder_has_a_doc_row_and_every_row_a_builder() -> None:

@@ -10,7 +10,7 @@ from olsdk import naming
 from olsdk.naming import BUILDERS, DEFAULT_PORTS, Form
 from tests.naming.naming_examples import WORKED_EXAMPLES
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "naming.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "naming.md"
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""docs/serve.md: its options exist, and its Python examples run against a real server."""
+"""docs/how-to/serve.md: its options exist, and its Python examples run against a real server."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from tests.serve.harness import ServeProcess, dumps, run_event
 from tests.support.processes import run_cli, run_script
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "serve.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "serve.md"
 
 
 def python_blocks() -> list[str]:
@@ -35,7 +35,7 @@ def test_the_marquez_client_example_runs(sqlite_served: ServeProcess, capsys: An
     )
     assert sqlite_served.post("/api/v1/lineage", dumps(event))[0] == 200
     code = python_blocks()[0].replace("http://127.0.0.1:5000", sqlite_served.url)
-    exec(compile(code, "docs/serve.md", "exec"), {})
+    exec(compile(code, "docs/how-to/serve.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "COMPLETED ['shop.orders']"
     assert "'name': 'id', 'type': 'INTEGER'" in printed[1]
@@ -46,14 +46,15 @@ def test_the_library_example_builds_the_application(tmp_path: Path) -> None:
 
     code = python_blocks()[1].replace("run(settings)", "pass").replace('"lineage.db"', repr(str(tmp_path / "l.db")))
     namespace: dict[str, Any] = {}
-    exec(compile(code, "docs/serve.md", "exec"), namespace)
+    exec(compile(code, "docs/how-to/serve.md", "exec"), namespace)
     assert isinstance(namespace["app"], Starlette)
     assert (tmp_path / "l.db").exists()
 
 
-def test_the_readme_block_runs(tmp_path: Path) -> None:
-    """README, "Serve lineage": `olsdk serve` (default store) and a pipeline sending to it by OPENLINEAGE_URL."""
-    readme = (DOC.parents[1] / "README.md").read_text(encoding="utf-8")
+def test_the_tutorial_block_runs(tmp_path: Path) -> None:
+    """The first-events tutorial, "Serve lineage": `olsdk serve` (default store) and a pipeline sending to it by
+    OPENLINEAGE_URL."""
+    readme = (DOC.parents[2] / "docs" / "tutorials" / "first-events.md").read_text(encoding="utf-8")
     block = readme.split("## Serve lineage: `olsdk serve`", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     assert block.splitlines()[0].startswith("olsdk serve  ")
     assert block.splitlines()[1].startswith("OPENLINEAGE_URL=http://127.0.0.1:5000 python my_pipeline.py")

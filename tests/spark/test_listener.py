@@ -46,11 +46,11 @@ def check_common(event: Any, app: Any) -> None:
     assert str(facets.parent.run.runId) == app.run_id
     if parent_root_in_models():
         assert facets.parent.root.job.name == APP_JOB
-    else:  # releases before 1.31.0: no root in ParentRunFacet, dropped (docs/spec-versions.md)
+    else:  # releases before 1.31.0: no root in ParentRunFacet, dropped (docs/explanation/spec-versions.md)
         assert "root" not in facets.parent.to_dict()
     assert facets.processing_engine.name == "spark"
     assert facets.processing_engine.version.startswith("4.")
-    if not release_has("JobTypeJobFacet"):  # before 1.6.0: left out (docs/spec-versions.md)
+    if not release_has("JobTypeJobFacet"):  # before 1.6.0: left out (docs/explanation/spec-versions.md)
         assert event.job.facets is None or "jobType" not in event.job.facets.to_dict()
         return
     job_type = event.job.facets.jobType
@@ -510,7 +510,7 @@ def test_orchestrator_parent_from_spark_settings(spark: Any, data: Path, lineage
     assert (write_parent.job.name, str(write_parent.run.runId)) == (APP_JOB, handle.app_run.run_id)
     if not parent_root_in_models():
         # before 1.31.0: no root in ParentRunFacet, so parent_conf sees one level up only
-        # and the task is the top of the chain (docs/spec-versions.md)
+        # and the task is the top of the chain (docs/explanation/spec-versions.md)
         assert "root" not in type(app_parent).model_fields
         assert handle.root_run.run_id == task.run_id
     else:

@@ -15,7 +15,7 @@ from tests.spark.test_listener import NS, fields, one_run, roundtrip
 
 pytestmark = pytest.mark.spark
 
-# What olsdk writes differently from the agent, on purpose (docs/spark.md):
+# What olsdk writes differently from the agent, on purpose (docs/how-to/spark.md):
 # dataSource.uri is left out when the namespace is no URI ("file"), which the spec's
 # uri format refuses; empty facet containers ({}) are left out; environment-properties
 # is Databricks-only.

@@ -1,6 +1,6 @@
-"""The public API as `docs/api.md` lists it: each public module and its `__all__`.
+"""The public API as `docs/reference/api/index.md` lists it: each public module and its `__all__`.
 
-`python -m tests.support.api_doc > docs/api.md` rewrites the page from the code (the
+`python -m tests.support.api_doc > docs/reference/api/index.md` rewrites the page from the code (the
 first line of each name's docstring); `tests/api/test_exported_members.py` fails when
 the page and the code disagree, so a change of the public API is always a visible one.
 """
@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-API_DOC = ROOT / "docs" / "api.md"
+API_DOC = ROOT / "docs" / "reference" / "api" / "index.md"
 
 # Every module a user may import; everything else under olsdk is private (`_name`).
 PUBLIC_MODULES = (
@@ -37,8 +37,9 @@ INTRO = """# The public API
 
 Everything a user imports comes from these modules; every other module under `olsdk`
 is private (its name starts with `_`) and may change without notice. Each table lists
-the module's `__all__`, checked by `tests/api/test_exported_members.py`. Regenerate the
-page after changing the public API: `python -m tests.support.api_doc > docs/api.md`.
+the module's `__all__`, checked by `tests/api/test_exported_members.py`; each module's
+own page documents it from its docstrings. Regenerate this page after changing the
+public API: `python -m tests.support.api_doc > docs/reference/api/index.md`.
 """
 
 
@@ -89,7 +90,7 @@ def render() -> str:
 
 
 def documented() -> dict[str, list[str]]:
-    """Module -> the names docs/api.md lists for it, in order."""
+    """Module -> the names docs/reference/api/index.md lists for it, in order."""
     out: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in API_DOC.read_text(encoding="utf-8").splitlines():

@@ -14,7 +14,7 @@
 
 A use is fine when every release has the class (`tests/support/spec_history.py` knows
 which); anything else must go through a guard. `tests/models/test_release_guards.py`
-holds the layer to that, and `docs/spec-versions.md` lists the guards a release lacks.
+holds the layer to that, and `docs/explanation/spec-versions.md` lists the guards a release lacks.
 """
 
 from __future__ import annotations

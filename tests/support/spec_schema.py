@@ -55,7 +55,7 @@ def registry(olsdk_limits: bool = False) -> Registry:
 
 # A `number` field holds a 64-bit double: a decimal from 2**1024 - 2**970 on (the largest
 # double plus half a unit in the last place) rounds to infinity. olsdk refuses it there
-# (docs/reading-events.md, "Numbers"); integers and free-form values keep any size.
+# (docs/how-to/reading-events.md, "Numbers"); integers and free-form values keep any size.
 DOUBLE_LIMIT = 2**1024 - 2**970
 
 

@@ -71,8 +71,8 @@ def write_sources(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     files = {
         "user_code.py": USER_CODE.read_text(encoding="utf-8"),
-        "readme_models.py": readme_example("Models"),
-        "readme_custom_facet.py": readme_example("Define and publish a custom facet"),
+        "readme_models.py": readme_example("A typed event"),
+        "readme_custom_facet.py": readme_example("A custom facet"),
     }
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")

@@ -151,7 +151,7 @@ _JSON_TYPES = {
 }
 
 DOUBLE_RULE = "must be a number within the range of a 64-bit double (about ±1.8e308), which olsdk holds it as"
-"""olsdk's documented number limit (docs/reading-events.md, "Numbers")."""
+"""olsdk's documented number limit (docs/how-to/reading-events.md, "Numbers")."""
 
 
 OTHER_FORM = "olsdk_other_form"

@@ -39,7 +39,7 @@ def has_class(name: str, *, feature: str = "") -> bool:
     """Whether the imported models have the generated class `name`, without a warning.
 
     For a caller that adapts rather than leaves something out; `feature` says how, for
-    the table of `docs/spec-versions.md` (it is not logged).
+    the table of `docs/explanation/spec-versions.md` (it is not logged).
     """
     return name in _meta.CLASS_NAMES
 
@@ -56,7 +56,7 @@ def spec_class(name: str, *, feature: str, logger: logging.Logger) -> type[BaseM
     """The generated model class `name`, or None (after one warning on `logger`) when this release lacks it.
 
     `feature` says what is left out without it, for the warning ("tags.job: the job's tags
-    facet"); it is also the row `docs/spec-versions.md` lists for the release.
+    facet"); it is also the row `docs/explanation/spec-versions.md` lists for the release.
     """
     if has_class(name):
         cls = getattr(models, name)

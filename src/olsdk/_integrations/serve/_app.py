@@ -454,7 +454,7 @@ class ServeApp:
                 node["pb"] = flagged[node["ns"], node["n"]]
 
     async def live(self, _request: Request) -> Response:
-        """The page's feed (docs/graph.md, "Feeding the page live"): Server-Sent Events named
+        """The page's feed (docs/how-to/graph.md, "Feeding the page live"): Server-Sent Events named
         ``graph``, the whole page data each time: at once, then after each change, at most one
         per `COALESCE_SECONDS` (the first change of a quiet stream goes out at once)."""
         signal = self.signal

@@ -18,7 +18,7 @@ as parsing checks it (strict JSON types, the spec's formats, extra keys as JSON 
 a problem names its path from the holder (`fields[3].name: must be string`). The holder
 keeps a checked copy, with an optional field given as None left out, as the models do.
 Checking records where they are held instead of in a Python constructor per record made
-building a full event 20% cheaper (docs/benchmarks.md). A record is not a
+building a full event 20% cheaper (docs/explanation/benchmarks.md). A record is not a
 `BaseModel`: `model_dump`, `model_dump_json`, `model_validate`, `model_copy`,
 `model_fields`, `to_dict` and `to_json` are provided by name for code written against
 the models.

@@ -1,5 +1,5 @@
 // olsdk lineage page, served live: the server that serves this page sends new page data
-// as Server-Sent Events named "graph" (docs/graph.md, "Feeding the page live"); each one
+// as Server-Sent Events named "graph" (docs/how-to/graph.md, "Feeding the page live"); each one
 // replaces the graph through olsdkLineage.update, keeping what the user is doing.
 (function (url) {
   "use strict";

@@ -147,7 +147,7 @@
   let minimapImage = null;
   let fitted = true; // the view is the "Fit" one (an update keeps the whole graph in view)
   const graphApi = { version: VERSION, ready: false, renderedAt: null, frames: 0, labelsDrawn: [], nodeCount: 0, updates: 0 };
-  window.olsdkLineage = graphApi; // the documented entry point (docs/graph.md, "Feeding the page live")
+  window.olsdkLineage = graphApi; // the documented entry point (docs/how-to/graph.md, "Feeding the page live")
   window.olsdkGraph = graphApi; // the name the tests and the bench have always used
 
   function lineageOf(index) {
@@ -1357,7 +1357,7 @@
   // a view still at "Fit" fits the new graph).
   function update(data) {
     if (!data || typeof data !== "object" || data.v !== VERSION || !Array.isArray(data.nodes)) {
-      throw new TypeError(`olsdkLineage.update: expected page data of version ${VERSION} (docs/graph.md, "Feeding the page live")`);
+      throw new TypeError(`olsdkLineage.update: expected page data of version ${VERSION} (docs/how-to/graph.md, "Feeding the page live")`);
     }
     const before = selected >= 0 ? NODES[selected] : null;
     const at = before ? [view.x + before.x * view.s, view.y + before.y * view.s] : null;
