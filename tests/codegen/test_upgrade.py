@@ -251,6 +251,6 @@ def test_release_download_through_upstream_urls(tmp_path: Path) -> None:
     )
     manifest = json.loads((project / "spec" / "manifest.json").read_text())
     assert manifest["release"] == "1.30.0" and manifest["upstream_commit"] == "1.30.0"
-    assert result.class_count > 50 and (project / "src" / "olsdk" / "_generated" / "models.py").exists()
+    assert result.class_count > 50 and (project / "src" / "olsdk" / "_models" / "_generated" / "models.py").exists()
     ours = {f["path"] for f in manifest["files"]}
     assert ours == {p for p in served if p.endswith((".json", ".md", ".yml"))}
