@@ -179,7 +179,7 @@ def test_a_release_whose_facets_extend_older_cores_generates_and_says_so(
     markdown = (project / "spec" / "CHANGES.md").read_text()
     resolved_lines = [line for line in result.summary_lines() if line.startswith("resolved to this snapshot's files:")]
     assert ("References resolved to this snapshot" in markdown) == bool(older_cores) == bool(resolved_lines)
-    assert (project / "src" / "olsdk" / "_generated" / "models.py").is_file()
+    assert (project / "src" / "olsdk" / "_models" / "_generated" / "models.py").is_file()
 
 
 def test_back_from_the_oldest_release_the_models_are_byte_identical(tmp_path: Path) -> None:
@@ -195,8 +195,8 @@ def test_back_from_the_oldest_release_the_models_are_byte_identical(tmp_path: Pa
     upgrade(str(RELEASES / "1.0.0"), **paths)
     back = upgrade(str(pinned), **paths)
     assert back.manifest.to_json() == (ROOT / "spec" / "manifest.json").read_text()
-    generated = ROOT / "src" / "olsdk" / "_generated"
-    ours = project / "src" / "olsdk" / "_generated"
+    generated = ROOT / "src" / "olsdk" / "_models" / "_generated"
+    ours = project / "src" / "olsdk" / "_models" / "_generated"
     names = sorted(p.name for p in generated.iterdir() if p.is_file())
     assert names == sorted(p.name for p in ours.iterdir() if p.is_file())
     for name in names:

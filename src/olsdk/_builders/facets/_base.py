@@ -154,7 +154,8 @@ class _CustomFacet:
             # Built now, unlike the generated classes (built on first use): a field pydantic
             # cannot handle is an error where the facet is defined, and then not registered.
             built(facet_class)
-            _registry.register(cls.__olsdk_facet_entity__, cls.__olsdk_facet_key__, facet_class)
+            if _generated_from(cls) is None:
+                _registry.register(cls.__olsdk_facet_entity__, cls.__olsdk_facet_key__, facet_class)
 
     def __init__(self, /, **data: Any) -> None:
         if type(self).__olsdk_abstract__:
@@ -189,6 +190,21 @@ class _CustomFacet:
                 serializer.to_python(self, mode=info.mode, include=again, by_alias=info.by_alias, warnings=False)
             )
         return out
+
+
+def _generated_from(cls: type[_CustomFacet]) -> type[BaseModel] | None:
+    """The model class generated from this facet's exported schema, if these models hold one.
+
+    Models generated with `codegen generate --extra-facets` from a producer's exported
+    schemas hold a class for each of its facets, under the facet's key and with its schema
+    URL: the same facet. Importing the producer's module then is no key conflict: its
+    class is not registered (the generated class parses the key), and its instances are
+    attached and written as any facet.
+    """
+    key = cls.__olsdk_facet_key__
+    generated = _registry.spec_facet(cls.__olsdk_facet_entity__, key) if key is not None else None
+    url = getattr(generated, "__olsdk_schema_url__", None)
+    return generated if url is not None and url == getattr(cls, "__olsdk_schema_url__", None) else None
 
 
 class CustomRunFacet(_CustomFacet, RunFacet, abstract=True):
