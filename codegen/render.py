@@ -273,6 +273,6 @@ def write_package(package: GeneratedPackage, out_dir: Path) -> list[str]:
             (staging / name).write_text(text, encoding="utf-8")
         if target.exists():
             shutil.rmtree(target)
-        target.parent.mkdir(parents=True, exist_ok=True)  # `_models/` of a new package
+        target.parent.mkdir(parents=True, exist_ok=True)
         staging.rename(target)
     return changed + stale
