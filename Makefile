@@ -128,5 +128,11 @@ spec-upgrade: setup
 	@test -n "$(SRC)" || { echo "make spec-upgrade SRC=<snapshot folder or release tag>, e.g. SRC=spec/releases/1.30.0"; exit 2; }
 	$(PY) -m codegen upgrade --src $(SRC)
 
+# Back to the snapshot committed in git after a spec-upgrade: spec/ and the models as
+# committed (`make spec-restore REF=<git revision>` for another commit; offline).
+.PHONY: spec-restore
+spec-restore: setup
+	$(PY) -m codegen restore --ref $(or $(REF),HEAD)
+
 clean:
 	rm -rf $(VENV) $(DBT_VENV) $(AIRFLOW_VENV) build dist demo-output .pytest_cache .mypy_cache .hypothesis

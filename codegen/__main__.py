@@ -1,4 +1,4 @@
-"""Command line of the generator: `python -m codegen {spec,generate,upgrade} ...`."""
+"""Command line of the generator: `python -m codegen {spec,generate,upgrade,restore} ...`."""
 
 from __future__ import annotations
 
@@ -81,6 +81,16 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_restore(args: argparse.Namespace) -> int:
+    from codegen.restore import restore
+
+    result = restore(
+        manifest_path=Path(args.manifest), spec_dir=Path(args.spec_dir), out_dir=Path(args.out), ref=args.ref
+    )
+    print("\n".join(result.summary_lines()))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
     parser.add_argument("--manifest", default=str(MANIFEST_PATH))
@@ -112,6 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     p_up.add_argument("--out", default=str(GENERATED_DIR))
     p_up.add_argument("--report-dir", help="for CHANGES.md/.json (default: the manifest's folder)")
     p_up.set_defaults(func=cmd_upgrade)
+
+    p_back = sub.add_parser(
+        "restore",
+        help="go back to the snapshot committed in git (after an upgrade): spec/ and the models as committed",
+    )
+    p_back.add_argument("--ref", default="HEAD", help="the git revision whose spec/ to restore (default: HEAD)")
+    p_back.add_argument("--out", default=str(GENERATED_DIR))
+    p_back.set_defaults(func=cmd_restore)
 
     args = parser.parse_args(argv)
     try:

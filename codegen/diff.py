@@ -560,11 +560,7 @@ class SpecDiff:
         if not self.changes:
             lines.append(f"no changes to the models ({len(self.files_changed)} other files changed)")
             return lines + resolved
-        counts = f"{len(self.breaking)} breaking, {len(self.additive)} additive"
-        lines.append(f"changes: {len(self.changes)} ({counts})")
-        for c in self.breaking:
-            lines.append(f"  breaking: {c.where}: {c.detail}")
-        return lines + resolved
+        return lines + terminal_changes(self.changes) + resolved
 
     def to_markdown(self) -> str:
         out = ["# OpenLineage spec changes", ""]
@@ -620,6 +616,69 @@ class SpecDiff:
             out += [f"- `{p}`" for p in self.files_changed]
             out.append("")
         return "\n".join(out + self._resolved_markdown())
+
+
+# Each kind of change in plain words, in the order the terminal summary counts them.
+KIND_WORDS: dict[str, str] = {
+    "version-changed": "schema versions changed (the core or a facet file)",
+    "facet-added": "facet files added",
+    "facet-removed": "facet files removed",
+    "key-added": "facet keys added",
+    "key-removed": "facet keys removed (their facets now parse as untyped data)",
+    "key-renamed": "facet keys renamed",
+    "key-rebound": "facet keys now parsed into another class",
+    "class-added": "classes added",
+    "class-removed": "classes removed",
+    "bases-changed": "base classes changed",
+    "extra-forbidden": "classes that now refuse fields the spec does not define",
+    "extra-allowed": "classes that now accept fields the spec does not define",
+    "union-member-added": "union members added (a class that is one of several shapes accepts more)",
+    "union-member-removed": "union members removed (a class that is one of several shapes accepts less)",
+    "field-added": "fields added",
+    "field-removed": "fields removed (the attribute is gone; the JSON key is kept as extra data)",
+    "field-retyped": "field types changed",
+    "field-required": "fields now required",
+    "field-optional": "fields no longer required",
+    "enum-restricted": "fields now restricted to a list of values",
+    "enum-lifted": "fields no longer restricted to a list of values",
+    "enum-value-added": "allowed values added",
+    "enum-value-removed": "allowed values removed",
+}
+
+IMPACT_WORDS = {
+    BREAKING: "code or data that worked with the old models can fail with the new ones",
+    ADDITIVE: "everything that worked with the old models still works",
+}
+
+VERSION_WORDS = (
+    "terms:",
+    "  a schema version reads MODEL-REVISION-ADDITION (SchemaVer, e.g. 1-2-0): MODEL changes when no",
+    "  data written for the old schema fits the new one, REVISION when some of it may not fit,",
+    "  ADDITION when all of it still fits;",
+    "  up / down: the new snapshot has the newer / the older version of that schema (down: as when",
+    "  going back to an older release), so 'REVISION down' means the middle number went down.",
+)
+
+
+def terminal_changes(changes: list[Change]) -> list[str]:
+    """The changes for a terminal: counts by kind, every change by impact, the terms explained."""
+    breaking = [c for c in changes if c.impact == BREAKING]
+    additive = [c for c in changes if c.impact == ADDITIVE]
+    lines = [f"changes: {len(changes)} ({len(breaking)} breaking, {len(additive)} additive), by kind:"]
+    order = {kind: i for i, kind in enumerate(KIND_WORDS)}
+    for kind in sorted({c.kind for c in changes}, key=lambda k: (order.get(k, len(order)), k)):
+        of_kind = [c for c in changes if c.kind == kind]
+        n_breaking = sum(c.impact == BREAKING for c in of_kind)
+        split = [f"{n_breaking} breaking"] if n_breaking else []
+        split += [f"{len(of_kind) - n_breaking} additive"] if n_breaking < len(of_kind) else []
+        lines.append(f"  {KIND_WORDS.get(kind, kind)}: {len(of_kind)} ({', '.join(split)})")
+    for impact, rows in ((BREAKING, breaking), (ADDITIVE, additive)):
+        if rows:
+            lines.append(f"{impact} ({IMPACT_WORDS[impact]}):")
+            lines += [f"  {c.where}: {c.detail}" for c in rows]
+    if any(c.kind == "version-changed" for c in changes):
+        lines += VERSION_WORDS
+    return lines
 
 
 def diff_snapshots(old: Snapshot | None, new: Snapshot) -> SpecDiff:

@@ -98,7 +98,7 @@ def sha256_of(path: Path) -> str:
 
 def load_manifest(path: Path = MANIFEST_PATH) -> Manifest:
     if not path.exists():
-        raise SpecError(f"{path} does not exist: run 'make spec-upgrade SPEC_SRC=<folder>' to create it")
+        raise SpecError(f"{path} does not exist: run 'make spec-upgrade SRC=<folder>' to create it")
     doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     files = tuple(SpecFile(path=f["path"], sha256=f["sha256"], url=f["url"], id=f.get("id")) for f in doc["files"])
     return Manifest(

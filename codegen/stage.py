@@ -31,6 +31,7 @@ The result also carries, per facet class, its file's `$id`, its schema URL and i
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import keyword
 import re
@@ -115,6 +116,8 @@ class StagedSpec:
     # snapshot file name the snapshot's file (`resolved_refs`), as the models do.
     sources: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     resolved_refs: list[ResolvedRef] = field(default_factory=list)
+    # sha256 over the extra facet schemas (`--extra-facets`), by `$id` and content; "" without.
+    extra_digest: str = ""
 
     def to_json(self) -> str:
         return json.dumps(self.document, indent=1, sort_keys=True)
@@ -156,6 +159,14 @@ def _load(spec_dir: Path, manifest: Manifest) -> Docs:
     # The core first, then facet files in path order: deterministic output.
     docs.sort(key=lambda item: (item[0] != CORE_PATH, item[0]))
     return docs
+
+
+def extra_digest(extra: Docs) -> str:
+    """A digest of the extra facet schemas: their `$id`s and contents, not where they were read."""
+    if not extra:
+        return ""
+    ordered = sorted((doc["$id"], doc) for _path, doc in extra)
+    return hashlib.sha256(json.dumps(ordered, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _load_extra(extra_facet_dirs: list[Path]) -> Docs:
@@ -576,7 +587,8 @@ def _set_bases(staged_defs: dict[str, Any]) -> None:
 
 
 def stage(spec_dir: Path, manifest: Manifest, extra_facet_dirs: list[Path] | None = None) -> StagedSpec:
-    docs = _load(spec_dir, manifest) + _load_extra(extra_facet_dirs or [])
+    extra = _load_extra(extra_facet_dirs or [])
+    docs = _load(spec_dir, manifest) + extra
     rewriter, origin = _index(docs)
     defs = _rewrite_defs(docs, rewriter)
     core_defs = [name for name, path in origin.items() if path == CORE_PATH]
@@ -596,6 +608,7 @@ def stage(spec_dir: Path, manifest: Manifest, extra_facet_dirs: list[Path] | Non
         events={_camel_stem(name, "Event"): name for name in _event_classes(defs, core_defs)},
         places=places,
     )
+    staged.extra_digest = extra_digest(extra)
     staged.resolved_refs = rewriter.resolved_refs()
     staged.sources = _point_at_snapshot(docs, staged.resolved_refs)
     hoister = _Hoister(defs, entities)

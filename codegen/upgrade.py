@@ -7,8 +7,9 @@ In order, and nothing is written before every step that can fail has passed:
    comes from `--release`, else from the `PROVENANCE.md` next to the folder, else the
    folder's name (for a folder named `spec`, its parent's: an upstream checkout). When
    its files are the ones already pinned, the upgrade is a no-op: it says "no changes",
-   writes nothing (the previous report stays) and only makes sure `spec/` and
-   `src/olsdk/_models/_generated/` match the manifest;
+   writes nothing (the previous report stays), only makes sure `spec/` and
+   `src/olsdk/_models/_generated/` match the manifest, and names the way back to the
+   snapshot committed in git (`python -m codegen restore`, `codegen.restore`);
 3. stage the snapshot pinned so far (from `spec/`, or downloaded from its pinned URLs
    when `spec/` was never filled) and the new one, and diff them (`codegen.diff`);
 4. stage and render the new package in memory (a snapshot the generator cannot handle
@@ -46,6 +47,12 @@ from codegen.stage import stage
 UPSTREAM_TREE = "https://api.github.com/repos/OpenLineage/OpenLineage/git/trees/{ref}?recursive=1"
 
 Fetch = Callable[[str], bytes]
+
+# After an upgrade, `spec/` holds the new release: upgrading from `spec/` changes nothing.
+RESTORE_HINT = (
+    "to go back to the snapshot committed in git (spec/ and the models as committed): "
+    "make spec-restore (python -m codegen restore)"
+)
 
 
 def _fetch(url: str) -> bytes:
@@ -159,6 +166,7 @@ class UpgradeResult:
             lines = [
                 f"no changes: {self.manifest.release} ({self.manifest.core_id}) is already pinned, "
                 f"same {len(self.manifest.files)} files",
+                RESTORE_HINT,
             ]
             if self.written:
                 lines.append("relabelled: " + ", ".join(str(p) for p in self.written))

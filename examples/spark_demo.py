@@ -7,6 +7,9 @@ partitioned Parquet dataset and a table (``saveAsTable``), and runs one step tha
 on purpose (caught). ``olsdk.spark.install`` turns every write into OpenLineage events,
 written to ``demo-output/lineage.ndjson``, or sent to ``$OPENLINEAGE_URL`` when it is
 set. A summary of what was captured is printed at the end.
+
+Spark needs Java 17 or newer (`JAVA_HOME`, else `java` on `PATH`); without it the demo
+stops at once and says how to install it.
 """
 
 from __future__ import annotations
@@ -174,6 +177,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m examples.spark_demo", description=__doc__.split("\n")[0])
     parser.add_argument("--output", default="demo-output", help="directory for data and lineage")
     args = parser.parse_args(argv)
+
+    # Before anything else: without Java, PySpark only says JAVA_GATEWAY_EXITED.
+    from olsdk._integrations.spark._java import java_problem
+
+    problem = java_problem()
+    if problem is not None:
+        print(f"olsdk demo: {problem}", file=sys.stderr)
+        return 2
 
     from olsdk import parse_event, to_json
     from olsdk.client import OpenLineageClient

@@ -40,7 +40,7 @@ def test_a_shell_block_fails_on_a_failing_command(tmp_path: Path) -> None:
 
 
 def test_a_console_block_checks_the_output_shown(tmp_path: Path) -> None:
-    evaluate("```console\n$ olsdk --version\nolsdk 0.1.0\n...\nsnapshot: main-...\n```\n", tmp_path)
+    evaluate("```console\n$ olsdk --version\nolsdk 0.1.0...\n...\nsnapshot: main-...\n```\n", tmp_path)
     with pytest.raises(AssertionError, match=re.escape("did not print 'olsdk 9.9.9'")):
         evaluate("```console\n$ olsdk --version\nolsdk 9.9.9\n```\n", tmp_path)
     with pytest.raises(AssertionError, match="did not print"):  # the order counts

@@ -24,13 +24,18 @@ Class keywords (pydantic passes keywords that are not `ConfigDict` keys on to
 
 A subclass of a concrete custom facet is a new facet: its own name, key and schema URL;
 only `prefix`, `schema_base_url` and `version` carry over.
+
+What the JSON holds: every field set explicitly (by the caller or by the parsed JSON),
+even when its value equals the field's default (`checksPassed=True` with a default of
+True is written); a field left unset is left out, and so is a field set to None.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SerializationInfo, SerializerFunctionWrapHandler, model_serializer
+from pydantic_core import PydanticUndefined
 
 from olsdk._builders.facets import _naming
 from olsdk._foundation import _registry
@@ -60,7 +65,11 @@ def entity_of(facet_class: type[BaseModel]) -> str:
 
 
 class _CustomFacet:
-    """Behaviour shared by the five custom facet bases (a mixin ahead of the spec base)."""
+    """Behaviour shared by the five custom facet bases (a mixin ahead of the spec base).
+
+    Dumps write every value set explicitly, even one equal to its default; only fields
+    left unset (or set to None) are left out.
+    """
 
     __olsdk_facet_entity__: ClassVar[str] = ""
     __olsdk_facet_key__: ClassVar[str | None] = None
@@ -145,7 +154,8 @@ class _CustomFacet:
             # Built now, unlike the generated classes (built on first use): a field pydantic
             # cannot handle is an error where the facet is defined, and then not registered.
             built(facet_class)
-            _registry.register(cls.__olsdk_facet_entity__, cls.__olsdk_facet_key__, facet_class)
+            if _generated_from(cls) is None:
+                _registry.register(cls.__olsdk_facet_entity__, cls.__olsdk_facet_key__, facet_class)
 
     def __init__(self, /, **data: Any) -> None:
         if type(self).__olsdk_abstract__:
@@ -154,6 +164,47 @@ class _CustomFacet:
                 "<Prefix><Name><Entity>Facet and instantiate that"
             )
         super().__init__(**data)
+
+    @model_serializer(mode="wrap")
+    def _write_set_values(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        # Dumps leave out values equal to their field's default (`exclude_defaults`): for
+        # the spec's fields that default is None, "not sent". A custom field's other
+        # default (`checksPassed: bool = True`) is a value the caller may set on purpose,
+        # and then it is data: every explicitly set value is written back in here.
+        out = handler(self)
+        if not info.exclude_defaults or not isinstance(out, dict):
+            return out
+        fields = type(self).__pydantic_fields__  # type: ignore[attr-defined]
+        again = {
+            name
+            for name in self.model_fields_set  # type: ignore[attr-defined]
+            if name in fields
+            and fields[name].default not in (None, PydanticUndefined)
+            and (fields[name].serialization_alias or fields[name].alias or name) not in out
+            and name not in (info.exclude or ())
+            and (info.include is None or name in info.include)
+        }
+        if again:
+            serializer = type(self).__pydantic_serializer__  # type: ignore[attr-defined]
+            out.update(
+                serializer.to_python(self, mode=info.mode, include=again, by_alias=info.by_alias, warnings=False)
+            )
+        return out
+
+
+def _generated_from(cls: type[_CustomFacet]) -> type[BaseModel] | None:
+    """The model class generated from this facet's exported schema, if these models hold one.
+
+    Models generated with `codegen generate --extra-facets` from a producer's exported
+    schemas hold a class for each of its facets, under the facet's key and with its schema
+    URL: the same facet. Importing the producer's module then is no key conflict: its
+    class is not registered (the generated class parses the key), and its instances are
+    attached and written as any facet.
+    """
+    key = cls.__olsdk_facet_key__
+    generated = _registry.spec_facet(cls.__olsdk_facet_entity__, key) if key is not None else None
+    url = getattr(generated, "__olsdk_schema_url__", None)
+    return generated if url is not None and url == getattr(cls, "__olsdk_schema_url__", None) else None
 
 
 class CustomRunFacet(_CustomFacet, RunFacet, abstract=True):

@@ -53,6 +53,7 @@ problem, 3 another replay of the spool is running (see --wait)."""
 SEND_DESCRIPTION = """\
 Send event files through the configured transport (openlineage.yml, OPENLINEAGE_*
 variables): NDJSON (one event a line), one JSON event, or a JSON array of events;
+a folder sends its .json, .ndjson and .jsonl files (recursively, in name order);
 '-' reads standard input. Each event is checked against the spec first: an event
 that breaks it is not sent, and its problems are listed (--force sends it anyway).
 Lines that are not events are named (file:line) and never sent. Events that fail
@@ -78,11 +79,16 @@ def register(subparsers: Any) -> None:
 
     send = subparsers.add_parser(
         "send",
-        help="send event files (NDJSON, a JSON event or a JSON array of events) through the configured transport",
+        help="send event files or folders of them (NDJSON, JSON events or arrays) through the configured transport",
         description=SEND_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    send.add_argument("files", nargs="+", metavar="FILE", help="event files; '-' reads standard input")
+    send.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="event files, or folders of them (.json, .ndjson, .jsonl, recursively); '-' reads standard input",
+    )
     send.add_argument("--force", action="store_true", help="send events that break the spec too (with a warning)")
     _common(send)
     send.set_defaults(handler=_send)
@@ -220,6 +226,28 @@ def _extra(unreadable: int, refused: int) -> str:
 # -- send -------------------------------------------------------------------------
 
 
+# What a folder given to `send` contributes: the files `validate`, `graph` and `inspect` read.
+EVENT_FILE_SUFFIXES = (".json", ".ndjson", ".jsonl")
+
+
+def _send_files(names: list[str]) -> list[str] | str:
+    """The files to send (a folder: its event files, recursively, sorted), or the problem."""
+    files: list[str] = []
+    for name in names:
+        if name == "-" or os.path.isfile(name):
+            files.append(name)
+        elif os.path.isdir(name):
+            found = sorted(
+                str(p) for p in Path(name).rglob("*") if p.is_file() and p.name.lower().endswith(EVENT_FILE_SUFFIXES)
+            )
+            if not found:
+                return f"{name}: a folder with no event files ({', '.join(EVENT_FILE_SUFFIXES)}) in it"
+            files.extend(found)
+        else:
+            return f"no such file or folder: {name}"
+    return files
+
+
 def _lines(name: str) -> Iterator[tuple[int, bytes]]:
     """(line number, event JSON) of a file: NDJSON, one JSON event, or a JSON array."""
     if name == "-":
@@ -268,10 +296,10 @@ def _split(data: bytes) -> Iterator[tuple[int, bytes]]:
 def _send(args: argparse.Namespace) -> int:
     try:
         loaded = load_config(airflow=True)
-        for name in args.files:
-            if name != "-" and not os.path.isfile(name):
-                print(f"olsdk: no such file: {name}", file=sys.stderr)
-                return 2
+        files = _send_files(args.files)
+        if isinstance(files, str):
+            print(f"olsdk: {files}", file=sys.stderr)
+            return 2
         transport = _transport(loaded)
         spool = Spool(spool_setting(loaded)[0] or default_spool_path(dict(os.environ)))
     except ConfigError as exc:
@@ -283,7 +311,7 @@ def _send(args: argparse.Namespace) -> int:
     stopped: str | None = None
     reasons: set[str] = set()
     try:
-        for name in args.files:
+        for name in files:
             for number, line in _lines(name):
                 done += 1
                 try:

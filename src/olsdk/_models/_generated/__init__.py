@@ -10,3 +10,7 @@ SPEC_UPSTREAM_COMMIT = "8f02abfb7a25"
 MANIFEST_SHA256 = "ff85c11789df0fb94cc8b984a5574b7d790e740a6d0fd71a8404ab998bf87d80"
 """A digest over every file the manifest lists (path and sha256)."""
 GENERATOR = "datamodel-code-generator 0.89.0"
+DIST_VERSION = "0.1.0+spec.main.8f02abfb7a25"
+"""The version of the wheel built with these models: olsdk's version and a local label
+naming the spec variant (the release; `.facets.<digest>` when extra facet schemas were
+generated in). The build reads it (pyproject.toml, `[tool.setuptools.dynamic]`)."""

@@ -702,6 +702,9 @@
     else if (e.key === "0") fit();
   });
   window.addEventListener("resize", resize);
+  // The header wraps onto more lines when its chips need them (an update can add one):
+  // the canvas then changes size without the window doing so.
+  if (typeof ResizeObserver === "function") new ResizeObserver(() => resize()).observe(canvas);
 
   const tooltip = $("tooltip");
   function showTooltip(index, sx, sy) {
