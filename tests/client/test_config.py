@@ -4,7 +4,6 @@ official client, and the documentation kept true."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 import typing
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from olsdk._delivery._config import ClientSettings, display_name
+from olsdk._delivery._config import ClientSettings, Settings, display_names
 from olsdk.client import ConfigError, OpenLineageClient, load_config
 from olsdk.transports import (
     CompositeTransport,
@@ -307,12 +306,12 @@ def test_docs_table_lists_every_key() -> None:
 
     def names(cls: type) -> list[str]:
         out = []
-        hints = typing.get_type_hints(cls)
-        for f in dataclasses.fields(cls):
-            out.append(display_name(f))
-            inner = [a for a in (hints[f.name], *typing.get_args(hints[f.name])) if dataclasses.is_dataclass(a)]
+        for name, shown in display_names(cls).items():
+            out.append(shown)
+            tp = cls.model_fields[name].annotation  # type: ignore[attr-defined]
+            inner = [a for a in (tp, *typing.get_args(tp)) if isinstance(a, type) and issubclass(a, Settings)]
             if inner:
-                out.extend(names(inner[0]))  # type: ignore[arg-type]
+                out.extend(names(inner[0]))
         return out
 
     kinds = transport_kinds()

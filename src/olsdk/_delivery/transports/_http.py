@@ -25,16 +25,17 @@ import netrc  # noqa: F401
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import urllib3
 import urllib3.exceptions
+from pydantic import Field, model_validator
 
-from olsdk._delivery._config import install_log_masking, mask_url, meta, scrub
+from olsdk._delivery._config import Settings, display_names, install_log_masking, mask_url, scrub
 from olsdk._delivery.transports._attempts import Resume, attempt_mode
-from olsdk._delivery.transports._auth import AuthSettings, token_provider
+from olsdk._delivery.transports._auth import AuthSettings, secret, token_provider
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._delivery.transports._buffered import OnFull
 from olsdk._delivery.transports._retry import RetrySettings, backoff_time, new_retry, retry_after
@@ -54,64 +55,60 @@ class _Ambiguous(DeliveryError):
     """The request was sent but no answer came (reset, read timeout): it may have been stored."""
 
 
-@dataclass(frozen=True)
-class SslContextSettings:
-    ca_cert_path: str | None = field(default=None, metadata=meta("caCertPath"))
-    client_cert_path: str | None = field(default=None, metadata=meta("clientCertPath"))
-    client_key_path: str | None = field(default=None, metadata=meta("clientKeyPath"))
+class SslContextSettings(Settings):
+    ca_cert_path: str | None = Field(default=None, validation_alias="caCertPath")
+    client_cert_path: str | None = Field(default=None, validation_alias="clientCertPath")
+    client_key_path: str | None = Field(default=None, validation_alias="clientKeyPath")
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _files_exist(self) -> SslContextSettings:
         if self.client_key_path and not self.client_cert_path:
-            raise ConfigError(
-                "transport.sslContext.clientKeyPath: needs clientCertPath as well",
-                "transport.sslContext.clientKeyPath",
-            )
-        for key in ("ca_cert_path", "client_cert_path", "client_key_path"):
+            where = "transport.sslContext.clientKeyPath"
+            raise ConfigError(f"{where}: needs clientCertPath as well", where)
+        for key, name in display_names(SslContextSettings).items():
             path = getattr(self, key)
             if path and not os.path.isfile(os.path.expanduser(path)):
-                name = {"ca_cert_path": "caCertPath", "client_cert_path": "clientCertPath"}.get(key, "clientKeyPath")
                 raise ConfigError(
-                    f"transport.sslContext.{name}: no such file: {path!r}",
-                    f"transport.sslContext.{name}",
+                    f"transport.sslContext.{name}: no such file: {path!r}", f"transport.sslContext.{name}"
                 )
+        return self
 
 
-@dataclass(frozen=True)
-class BatchSettings:
+class BatchSettings(Settings):
     """Group events for ``POST /lineage/batch``; sent by a background thread."""
 
     enabled: bool = True
     endpoint: str | None = None  # default: <endpoint>/batch
-    max_events: int = field(default=100, metadata=meta(ge=1))
-    max_bytes: int = field(default=1_000_000, metadata=meta(ge=1))  # uncompressed size of one batch body
-    linger: float = field(default=0.5, metadata=meta(ge=0))  # seconds to wait for a batch to fill up
-    max_queue_size: int = field(default=10_000, metadata=meta(ge=1))
+    max_events: int = Field(default=100, ge=1)
+    max_bytes: int = Field(default=1_000_000, ge=1)  # uncompressed size of one batch body
+    linger: float = Field(default=0.5, ge=0)  # seconds to wait for a batch to fill up
+    max_queue_size: int = Field(default=10_000, ge=1)
     on_full: OnFull = "spool"
-    # concurrent batch posts (the buffered wrapper's workers); None: its default
-    workers: int | None = field(default=None, metadata=meta(ge=1))
+    workers: int | None = Field(
+        default=None, ge=1
+    )  # concurrent batch posts (the buffered wrapper's); None: its default
 
 
-@dataclass(frozen=True)
-class HttpSettings:
+class HttpSettings(Settings):
     url: str
     endpoint: str = "api/v1/lineage"
-    timeout: float = field(default=5.0, metadata=meta(gt=0))  # read timeout, seconds
-    connect_timeout: float | None = field(default=None, metadata=meta(gt=0))  # default: same as timeout
+    timeout: float = Field(default=5.0, gt=0)  # read timeout, seconds
+    connect_timeout: float | None = Field(default=None, gt=0)  # default: same as timeout
     verify: bool = True
-    ssl_context: SslContextSettings | None = field(default=None, metadata=meta("sslContext"))
+    ssl_context: SslContextSettings | None = Field(default=None, validation_alias="sslContext")
     auth: AuthSettings | None = None
     compression: Literal["gzip"] | None = None
-    custom_headers: dict[str, str] = field(default_factory=dict, metadata=meta(free_keys=True))
-    retry: RetrySettings = field(default_factory=RetrySettings)
+    custom_headers: dict[str, str] = Field(default_factory=dict)
+    retry: RetrySettings = RetrySettings()
     batch: BatchSettings | None = None
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _http_url(self) -> HttpSettings:
         parts = urlsplit(self.url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigError(
-                f"transport.url: need an http(s) URL with a host, got {mask_url(self.url)!r}",
-                "transport.url",
-            )
+            message = f"transport.url: need an http(s) URL with a host, got {mask_url(self.url)!r}"
+            raise ConfigError(message, "transport.url")
+        return self
 
     def __repr__(self) -> str:
         return f"HttpSettings(url={mask_url(self.url)!r}, endpoint={self.endpoint!r}, ...)"
@@ -182,7 +179,7 @@ class HttpTransport(Transport):
         self._secrets: list[str] = settings.auth.secrets() if settings.auth else []
         self._auth = token_provider(settings.auth)
         if settings.auth and settings.auth.type == "api_key":
-            self._headers["Authorization"] = f"Bearer {settings.auth.api_key}"  # static: no provider call
+            self._headers["Authorization"] = f"Bearer {secret(settings.auth.api_key)}"  # static: no provider call
             self._auth = None
         self._headers.update(settings.custom_headers)
         if settings.compression == "gzip":
