@@ -384,3 +384,13 @@ def test_out_of_range_values_from_variables_name_the_variable() -> None:
     where = r"\(from environment variable OPENLINEAGE__TRANSPORT__TIMEOUT\)"
     with pytest.raises(ConfigError, match=r"transport\.timeout: must be greater than 0, got 0\.0 " + where):
         load_config(environ=env, cwd="/nonexistent", home="/nonexistent")
+
+
+def test_a_missing_transport_type_names_the_file(tmp_path: Path) -> None:
+    yml = write_yml(tmp_path / "ol.yml", {"transport": {"url": "http://127.0.0.1:5000"}})
+    with pytest.raises(ConfigError, match=r"^transport\.type: required key is missing") as err:
+        load_config(environ={"OPENLINEAGE_CONFIG": str(yml)}, cwd=str(tmp_path), home=str(tmp_path))
+    assert str(err.value).endswith(f"(from {yml})")
+    env = {"OPENLINEAGE__TRANSPORT__URL": "http://127.0.0.1:5000"}
+    with pytest.raises(ConfigError, match=r"\(from environment variable OPENLINEAGE__TRANSPORT__URL\)$"):
+        load_config(environ=env, cwd=str(tmp_path), home=str(tmp_path))

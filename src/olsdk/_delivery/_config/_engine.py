@@ -69,9 +69,13 @@ def _origin_note(path: tuple[str, ...], origins: Origins) -> str:
         if key in origins:
             return f" (from {origins[key]})"
         key = key[:-1]
-    # ...or be a section whose leaves carry the origins (a misspelt `tranport:` mapping)
-    inside = sorted({origin for where, origin in origins.items() if full and where[: len(full)] == full})
-    return f" (from {' and '.join(inside)})" if inside else ""
+    # ...or be a section whose leaves carry the origins (a misspelt `tranport:` mapping), or a
+    # key missing from a section: the section's sources
+    for section in (full, full[:-1]):
+        inside = sorted({origin for where, origin in origins.items() if section and where[: len(section)] == section})
+        if inside:
+            return f" (from {' and '.join(inside)})"
+    return ""
 
 
 def fail(message: str, path: tuple[str, ...], origins: Origins) -> ConfigError:
