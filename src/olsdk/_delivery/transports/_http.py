@@ -31,8 +31,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import urllib3
 import urllib3.exceptions
-from urllib3.util.retry import Retry
 from pydantic import Field, model_validator
+from urllib3.util.retry import Retry
 
 from olsdk._delivery._config import Settings, display_names, install_log_masking, mask_url, scrub
 from olsdk._delivery.transports._attempts import Resume, attempt_mode
