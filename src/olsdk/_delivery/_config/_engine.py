@@ -184,16 +184,18 @@ def respell(cls: Any, data: Any) -> Any:
 def _loosen(tp: Any, value: Any) -> Any:
     """The official client's leniency for the declared type ``tp`` (see the module docstring)."""
     options = [a for a in typing.get_args(tp) if a is not type(None)] if _is_union(tp) else [tp]
+    sections = all(typing.get_origin(o) in (dict, list) or _is_settings(o) for o in options)
+    if isinstance(value, str) and (len(options) == 1 or sections):
+        if len(options) == 1 and typing.get_origin(options[0]) is list and not value.strip().startswith("["):
+            return [part.strip() for part in re.split(r"[;,]", value) if part.strip()]
+        if sections:  # a section given as JSON text (a variable's value)
+            try:
+                return json_text(value.strip())
+            except ValueError as exc:
+                raise PydanticCustomError("olsdk", "{message}", {"message": str(exc)}) from None
     if len(options) != 1 or value is None:
         return value  # a real union: pydantic picks the member
     tp, origin = options[0], typing.get_origin(options[0])
-    if isinstance(value, str) and origin is list and not value.strip().startswith("["):
-        return [part.strip() for part in re.split(r"[;,]", value) if part.strip()]
-    if isinstance(value, str) and (origin in (dict, list) or _is_settings(tp)):
-        try:
-            return json_text(value.strip())
-        except ValueError as exc:
-            raise PydanticCustomError("olsdk", "{message}", {"message": str(exc)}) from None
     if origin is Literal and isinstance(value, str):
         return value.lower()
     if tp in (str, SecretStr) and isinstance(value, bool):
