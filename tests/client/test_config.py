@@ -394,3 +394,10 @@ def test_a_missing_transport_type_names_the_file(tmp_path: Path) -> None:
     env = {"OPENLINEAGE__TRANSPORT__URL": "http://127.0.0.1:5000"}
     with pytest.raises(ConfigError, match=r"\(from environment variable OPENLINEAGE__TRANSPORT__URL\)$"):
         load_config(environ=env, cwd=str(tmp_path), home=str(tmp_path))
+
+
+def test_a_settings_check_names_where_the_value_came_from() -> None:
+    env = {"OPENLINEAGE__TRANSPORT__TYPE": "http", "OPENLINEAGE__TRANSPORT__URL": "localhost:5000"}
+    with pytest.raises(ConfigError, match=r"^transport\.url: need an http\(s\) URL") as err:
+        load_config(environ=env, cwd="/nonexistent", home="/nonexistent")
+    assert str(err.value).endswith("(from environment variable OPENLINEAGE__TRANSPORT__URL)")

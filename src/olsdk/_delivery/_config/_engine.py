@@ -295,9 +295,9 @@ def shown(value: Any, path: tuple[str, ...]) -> str:
 
 def _config_error(error: Mapping[str, Any], path: tuple[str, ...], origins: Origins) -> ConfigError:
     ctx, value = error.get("ctx") or {}, error["input"]
-    if isinstance(own := ctx.get("error"), ConfigError):
-        return own  # raised by a settings class's own check: its message names its key
     where = (*path, *(str(k) for k in error["loc"] if not _UNION_TAG.match(str(k))))
+    if isinstance(own := ctx.get("error"), ConfigError):  # a settings class's own check: it names its key
+        return ConfigError(f"{own}{_origin_note((*where, str(own.key).rsplit('.', 1)[-1]), origins)}", own.key)
     kind = error["type"].rsplit("_", 1)[0] if error["type"].endswith(("_type", "_parsing")) else error["type"]
     if kind == "unknown_key":
         return fail(ctx["message"], (*where, ctx["key"]), origins)
