@@ -4,7 +4,6 @@ official client, and the documentation kept true."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import os
 import typing
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from olsdk._delivery._config import ClientSettings, display_name
+from olsdk._delivery._config import ClientSettings, Settings, display_names
 from olsdk.client import ConfigError, OpenLineageClient, load_config
 from olsdk.transports import (
     CompositeTransport,
@@ -307,12 +306,12 @@ def test_docs_table_lists_every_key() -> None:
 
     def names(cls: type) -> list[str]:
         out = []
-        hints = typing.get_type_hints(cls)
-        for f in dataclasses.fields(cls):
-            out.append(display_name(f))
-            inner = [a for a in (hints[f.name], *typing.get_args(hints[f.name])) if dataclasses.is_dataclass(a)]
+        for name, shown in display_names(cls).items():
+            out.append(shown)
+            tp = cls.model_fields[name].annotation  # type: ignore[attr-defined]
+            inner = [a for a in (tp, *typing.get_args(tp)) if isinstance(a, type) and issubclass(a, Settings)]
             if inner:
-                out.extend(names(inner[0]))  # type: ignore[arg-type]
+                out.extend(names(inner[0]))
         return out
 
     kinds = transport_kinds()
@@ -385,3 +384,20 @@ def test_out_of_range_values_from_variables_name_the_variable() -> None:
     where = r"\(from environment variable OPENLINEAGE__TRANSPORT__TIMEOUT\)"
     with pytest.raises(ConfigError, match=r"transport\.timeout: must be greater than 0, got 0\.0 " + where):
         load_config(environ=env, cwd="/nonexistent", home="/nonexistent")
+
+
+def test_a_missing_transport_type_names_the_file(tmp_path: Path) -> None:
+    yml = write_yml(tmp_path / "ol.yml", {"transport": {"url": "http://127.0.0.1:5000"}})
+    with pytest.raises(ConfigError, match=r"^transport\.type: required key is missing") as err:
+        load_config(environ={"OPENLINEAGE_CONFIG": str(yml)}, cwd=str(tmp_path), home=str(tmp_path))
+    assert str(err.value).endswith(f"(from {yml})")
+    env = {"OPENLINEAGE__TRANSPORT__URL": "http://127.0.0.1:5000"}
+    with pytest.raises(ConfigError, match=r"\(from environment variable OPENLINEAGE__TRANSPORT__URL\)$"):
+        load_config(environ=env, cwd=str(tmp_path), home=str(tmp_path))
+
+
+def test_a_settings_check_names_where_the_value_came_from() -> None:
+    env = {"OPENLINEAGE__TRANSPORT__TYPE": "http", "OPENLINEAGE__TRANSPORT__URL": "localhost:5000"}
+    with pytest.raises(ConfigError, match=r"^transport\.url: need an http\(s\) URL") as err:
+        load_config(environ=env, cwd="/nonexistent", home="/nonexistent")
+    assert str(err.value).endswith("(from environment variable OPENLINEAGE__TRANSPORT__URL)")

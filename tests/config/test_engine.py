@@ -1,32 +1,30 @@
-"""The settings engine: key spellings, coercion, and errors that name key and source."""
+"""Settings on pydantic: key spellings, coercion, and errors that name key and source."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
 
 import pytest
+from pydantic import Field
 
 from olsdk import ConfigError
-from olsdk._delivery._config import build, meta, norm, suggest
+from olsdk._delivery._config import Settings, build, norm, suggest
 
 
-@dataclass(frozen=True)
-class Inner:
+class Inner(Settings):
     depth: int = 1
 
 
-@dataclass(frozen=True)
-class Sample:
+class Sample(Settings):
     url: str
-    api_key: str | None = field(default=None, metadata=meta("apiKey"))
+    api_key: str | None = Field(None, validation_alias="apiKey")
     ratio: float = 1.0
     on: bool = False
     mode: Literal["fast", "safe"] = "safe"
-    codes: list[int] = field(default_factory=list)
-    headers: dict[str, str] = field(default_factory=dict, metadata=meta(free_keys=True))
-    inner: Inner = field(default_factory=Inner)
-    either: int | str | None = None
+    codes: list[int] = Field(default_factory=list)
+    headers: dict[str, str] = Field(default_factory=dict)
+    inner: Inner = Inner()
+    either: int | str | None = Field(None, union_mode="left_to_right")
 
 
 def test_keys_match_in_any_spelling() -> None:

@@ -93,3 +93,29 @@ def test_secret_values_collects_keys_urls_and_basic_tokens() -> None:
     config = {"transport": {"url": "http://u:p%40ss@h", "auth": {"apiKey": "K"}, "custom_headers": {"X-Token": "T"}}}
     found = secret_values(config)
     assert {"K", "T", "p%40ss", "p@ss", basic_token("u", "p@ss")} <= set(found)
+
+
+def test_config_show_masks_secrets_only() -> None:
+    """A declared setting is masked when it holds a secret (apiKey, clientSecret), not because
+    its name looks like one (clientAuthMethod, tokenEndpoint); free keys by their names."""
+    from olsdk._delivery.client._config import load_config
+    from olsdk._delivery.client._effective import effective
+
+    auth = {
+        "type": "oauth2",
+        "clientId": "me",
+        "clientSecret": "s3cr3t",
+        "tokenEndpoint": "https://idp.example/token",
+        "clientAuthMethod": "client_secret_post",
+    }
+    headers = {"X-Api-Key": "k3y", "X-Team": "blue"}
+    config = {"transport": {"type": "http", "url": "http://u:pw@h", "auth": auth, "custom_headers": headers}}
+    shown = {".".join(path): value for path, value, _ in effective(load_config(config, environ={}), environ={})}
+    assert shown["transport.auth.clientAuthMethod"] == "client_secret_post"
+    assert shown["transport.auth.tokenEndpoint"] == "https://idp.example/token"
+    assert shown["transport.auth.clientId"] == "me"
+    assert shown["transport.auth.clientSecret"] == "***"
+    assert shown["transport.url"] == "http://u:***@h"
+    assert shown["transport.custom_headers.X-Api-Key"] == "***"
+    assert shown["transport.custom_headers.X-Team"] == "blue"
+    assert "s3cr3t" not in repr(shown) and "k3y" not in repr(shown)

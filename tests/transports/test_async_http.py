@@ -3,7 +3,6 @@ queue is full."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 from olsdk._delivery.transports._async_http import AsyncHttpSettings, queue_settings
@@ -19,7 +18,7 @@ def test_the_section_maps_onto_the_buffered_wrapper(server: LineageServer) -> No
     assert transport.label == "async_http"
     transport.close()
     mapped = queue_settings(AsyncHttpSettings(url=server.url, max_concurrent_requests=8))
-    if "workers" in {f.name for f in dataclasses.fields(BufferedSettings)}:  # concurrent delivery (issue 13)
+    if "workers" in BufferedSettings.model_fields:  # concurrent delivery (issue 13)
         assert mapped.workers == 8  # type: ignore[attr-defined]
     else:  # one worker today: only the queue is mapped
         assert mapped == BufferedSettings(max_queue_size=10_000, on_full="block")

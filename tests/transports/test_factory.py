@@ -134,3 +134,14 @@ def test_register_transport_refuses_what_it_cannot_build() -> None:
     with pytest.raises(ConfigError, match="kind must be a non-empty string"):
         register_transport(" ", ConsoleTransport)
     assert "mine" not in transport_kinds()
+
+
+def test_nested_sections_from_json_variables() -> None:
+    env = {"OPENLINEAGE__TRANSPORT__TYPE": "composite", "OPENLINEAGE__TRANSPORT__TRANSPORTS": '{"c": {"type": "noop"}}'}
+    client = OpenLineageClient(environ=env, spool=False)
+    assert isinstance(client.transport, CompositeTransport)
+    assert [t.label for t in client.transport.transports] == ["c"]
+    client.close(0)
+    env["OPENLINEAGE__TRANSPORT__TRANSPORTS"] = "[{nope"
+    with pytest.raises(ConfigError, match=r"^transport\.transports: expected a mapping or JSON text; the text is not"):
+        OpenLineageClient(environ=env, spool=False)

@@ -1,8 +1,6 @@
-"""Reading one ``openlineage.yml``: bounded YAML (size, nesting, aliases) into a checked mapping.
-
-Both the client's configuration lookup (``_load``) and the Airflow provider's
-``config_path`` (``_airflow``) read files this way.
-"""
+"""Reading one ``openlineage.yml`` (the client's lookup and Airflow's ``config_path``): PyYAML's safe
+loader with limits on size (1 MiB), nesting (32 levels) and aliases (100, none recursive), then the
+shape checked (an alias bomb expanding past 10,000 values); a ConfigError names the file."""
 
 from __future__ import annotations
 
@@ -13,24 +11,18 @@ from typing import Any
 from olsdk._delivery._config._engine import MAX_DEPTH, MAX_TEXT_BYTES, check_shape
 from olsdk._foundation._exceptions import ConfigError
 
-__all__ = ["read_config_file"]
-
 MAX_ALIASES = 100
 
 
 @functools.cache
 def _loader_class() -> type[Any]:
-    """PyYAML's safe loader with limits (made on first use: PyYAML is imported only when a
-    configuration file is read, never by a client configured by variables or code)."""
+    """Made on first use: PyYAML is imported only when a configuration file is read."""
     import yaml
 
     class _BoundedLoader(yaml.SafeLoader):
-        """PyYAML's safe loader with limits on nesting and aliases, and no recursive alias."""
-
         def __init__(self, stream: str) -> None:
             super().__init__(stream)
-            self._depth = 0
-            self._aliases = 0
+            self._depth = self._aliases = 0
             self._open_anchors: set[str] = set()
 
         def compose_node(self, parent: Any, index: Any) -> Any:
@@ -47,14 +39,12 @@ def _loader_class() -> type[Any]:
             if self._depth > MAX_DEPTH:
                 raise ConfigError(f"nested deeper than {MAX_DEPTH} levels (line {line})")
             anchor = getattr(event, "anchor", None)
-            if anchor:
-                self._open_anchors.add(anchor)
+            self._open_anchors |= {anchor} if anchor else set()
             try:
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
-                if anchor:
-                    self._open_anchors.discard(anchor)
+                self._open_anchors.discard(anchor)
 
     return _BoundedLoader
 
@@ -64,12 +54,11 @@ def read_config_file(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_TEXT_BYTES + 1)
+        if len(raw) > MAX_TEXT_BYTES:
+            raise ConfigError(f"{where}: larger than {MAX_TEXT_BYTES} bytes")
+        text = raw.decode("utf-8-sig")
     except OSError as exc:
         raise ConfigError(f"cannot read {where}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_TEXT_BYTES:
-        raise ConfigError(f"{where}: larger than {MAX_TEXT_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{where}: not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})") from None
     import yaml
@@ -86,9 +75,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {where}: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{where}: nested too deeply") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
+    if not isinstance(data, dict | None):
         raise ConfigError(f"{path}: the top level must be a mapping, got {type(data).__name__}")
-    check_shape(data, f"OpenLineage config file {path}")
-    return data
+    check_shape(data, where)
+    return data or {}

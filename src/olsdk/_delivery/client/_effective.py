@@ -8,17 +8,20 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from olsdk._delivery._config import LoadedConfig, display_name, masked, norm
+from pydantic import BaseModel, SecretStr
+
+from olsdk._delivery._config import LoadedConfig, display_names, mask_url, masked, norm
 from olsdk._delivery.client._config import spool_setting
 from olsdk._delivery.client._spool import default_spool_path
 from olsdk._delivery.transports._factory import TransportSpec, parse_transport
+from olsdk._foundation._secrets import MASK
 
 __all__ = ["Entry", "effective"]
 
 Entry = tuple[tuple[str, ...], Any, str]  # (path, value, origin)
 
 # fields that hold nested transport sections: shown through the parsed children instead
-_NESTED = {"transports", "transport"}
+_NESTED = frozenset({"transports", "transport"})
 
 
 def _origin(loaded: LoadedConfig, path: tuple[str, ...]) -> str:
@@ -33,41 +36,44 @@ def _origin(loaded: LoadedConfig, path: tuple[str, ...]) -> str:
     return "; ".join(inside) if inside else "default"
 
 
+def _fields(value: Any) -> dict[str, str] | None:
+    """A settings object's attribute names -> display names (None: not a settings object)."""
+    if isinstance(value, BaseModel) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        return display_names(type(value))
+    return None
+
+
 def _plain(value: Any) -> Any:
     """Settings objects inside a value (the ``filters`` list) as the mappings a yml holds:
-    display names, unset (None) fields left out."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    display names, unset (None) fields left out; secrets masked."""
+    names = _fields(value)
+    if names is not None:
         return {
-            display_name(field): _plain(getattr(value, field.name))
-            for field in dataclasses.fields(value)
-            if getattr(value, field.name) is not None
+            shown: _plain(getattr(value, name)) for name, shown in names.items() if getattr(value, name) is not None
         }
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
     if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    return value
+        return masked(value)  # free keys (headers, properties): secret-looking names are masked
+    if isinstance(value, SecretStr):
+        return MASK if value.get_secret_value() else ""
+    return mask_url(value) if isinstance(value, str) else value
 
 
-def _walk(obj: Any, path: tuple[str, ...], loaded: LoadedConfig, skip: set[str] = frozenset()) -> list[Entry]:  # type: ignore[assignment]
+def _walk(obj: Any, path: tuple[str, ...], loaded: LoadedConfig, skip: frozenset[str] = frozenset()) -> list[Entry]:
+    """Every value of a settings object: a declared field is masked when it holds a secret
+    (``SecretStr``), a key of a free mapping (``custom_headers``) when its name looks secret."""
     out: list[Entry] = []
-    for field in dataclasses.fields(obj):
-        name = display_name(field)
-        if field.name in skip:
+    for name, shown in (_fields(obj) or {}).items():
+        value, here = getattr(obj, name), (*path, shown)
+        if name in skip:
             continue
-        value = getattr(obj, field.name)
-        here = (*path, name)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if _fields(value) is not None:
             out.extend(_walk(value, here, loaded))
-            continue
-        if isinstance(value, property):
-            continue
-        if isinstance(value, dict) and value:  # free keys (tags.job, custom_headers): one line each
-            out.extend(
-                ((*here, str(key)), _plain(item), _origin(loaded, (*here, str(key)))) for key, item in value.items()
-            )
-            continue
-        out.append((here, _plain(value), _origin(loaded, here)))
+        elif isinstance(value, dict) and value:  # free keys (tags.job, custom_headers): one line each
+            out.extend(((*here, str(k)), _plain({k: v})[k], _origin(loaded, (*here, str(k)))) for k, v in value.items())
+        else:
+            out.append((here, _plain(value), _origin(loaded, here)))
     return out
 
 
@@ -76,7 +82,7 @@ def _transport(spec: TransportSpec, path: tuple[str, ...], loaded: LoadedConfig)
     if spec.name is not None:
         out.append(((*path, "name"), spec.name, _origin(loaded, (*path, "name"))))
     if spec.settings is not None:
-        out.extend(_walk(spec.settings, path, loaded, skip=_NESTED if spec.children else set()))
+        out.extend(_walk(spec.settings, path, loaded, skip=_NESTED if spec.children else frozenset()))
     for index, child in enumerate(spec.children):
         label = child.name or str(index)
         below = (*path, "transports", label) if spec.kind == "composite" else (*path, "transport")
@@ -88,7 +94,7 @@ def effective(loaded: LoadedConfig, environ: Mapping[str, str] | None = None) ->
     """(path, value, origin) of every setting: the client's, the spool's and the transport's."""
     env = os.environ if environ is None else environ
     settings = loaded.settings
-    out = _walk(settings, (), loaded, skip={"transport", "spool", "producer"})
+    out = _walk(settings, (), loaded, skip=frozenset({"transport", "spool", "producer"}))
     if settings.producer is None:
         import olsdk
 
@@ -105,20 +111,11 @@ def effective(loaded: LoadedConfig, environ: Mapping[str, str] | None = None) ->
             origin + (" (the olsdk.compat.OlsdkTransport's spool)" if configured and key[0] == "transport" else ""),
         )
     )
-    out.extend(_walk(settings.spool, ("spool",), loaded, skip={"path"}))
+    out.extend(_walk(settings.spool, ("spool",), loaded, skip=frozenset({"path"})))
     if settings.transport:
         out.extend(
             _transport(parse_transport(settings.transport, ("transport",), loaded.origins), ("transport",), loaded)
         )
     else:
         out.append((("transport", "type"), "console", "default (no transport configured)"))
-    return [(path, _mask(path, value), origin) for path, value, origin in out]
-
-
-def _mask(path: tuple[str, ...], value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float):
-        return value  # a number or a switch is no secret, whatever its key is called (tokenRefreshBuffer)
-    if isinstance(value, tuple | list):
-        value = list(value)
-    shown = masked({path[-1]: value})
-    return shown[path[-1]]
+    return out

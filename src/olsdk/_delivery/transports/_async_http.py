@@ -17,29 +17,20 @@ delivered, one request at a time.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from pydantic import Field
 
 from olsdk._delivery.transports._buffered import BufferedSettings, BufferedTransport
 from olsdk._delivery.transports._http import HttpSettings, HttpTransport
-from olsdk._foundation._exceptions import ConfigError
 
 __all__ = ["AsyncHttpSettings", "build_async_http", "queue_settings"]
 
-_BUFFERED_FIELDS = {f.name for f in dataclasses.fields(BufferedSettings)}
+_BUFFERED_FIELDS = set(BufferedSettings.model_fields)
 _MAX_WORKERS = 32
 
 
-@dataclass(frozen=True)
 class AsyncHttpSettings(HttpSettings):
-    max_queue_size: int = 10_000
-    max_concurrent_requests: int = 100
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for key in ("max_queue_size", "max_concurrent_requests"):
-            if getattr(self, key) < 1:
-                raise ConfigError(f"transport.{key}: must be at least 1, got {getattr(self, key)}", f"transport.{key}")
+    max_queue_size: int = Field(default=10_000, ge=1)
+    max_concurrent_requests: int = Field(default=100, ge=1)
 
 
 def queue_settings(settings: AsyncHttpSettings) -> BufferedSettings:

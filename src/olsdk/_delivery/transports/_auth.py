@@ -19,21 +19,21 @@ errors.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import importlib
 import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 from urllib.parse import quote_plus
 
-from olsdk._delivery._config import display_name, meta, suggest
+from pydantic import Field, SecretStr, field_validator, model_validator
+
+from olsdk._delivery._config import Settings, display_names, suggest
 from olsdk._foundation._exceptions import ConfigError
 
-__all__ = ["AuthSettings", "TokenProvider", "token_provider"]
+__all__ = ["AuthSettings", "TokenProvider", "secret", "token_provider"]
 
 log = logging.getLogger("olsdk._delivery.transports._auth")
 
@@ -48,47 +48,45 @@ class TokenProvider(Protocol):
     def get_bearer(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
-class AuthSettings:
+class AuthSettings(Settings):
     """The ``auth:`` section. A dotted ``type`` takes any further keys (``properties``)."""
 
-    # keys the settings engine does not know go to this field (custom providers' own keys)
+    # keys the settings do not declare go to this field (custom providers' own keys)
     __extra_keys__: ClassVar[str] = "properties"
 
     type: str | None = None
-    api_key: str | None = field(default=None, metadata=meta("apiKey"))
-    token_endpoint: str | None = field(default=None, metadata=meta("tokenEndpoint"))
-    token_fields: list[str] | None = field(default=None, metadata=meta("tokenFields"))
-    expires_in_field: str = field(default="expires_in", metadata=meta("expiresInField"))
-    token_refresh_buffer: int = field(default=120, metadata=meta("tokenRefreshBuffer"))
-    grant_type: str = field(default="urn:ietf:params:oauth:grant-type:jwt-bearer", metadata=meta("grantType"))
-    response_type: str = field(default="token", metadata=meta("responseType"))
-    client_id: str | None = field(default=None, metadata=meta("clientId"))
-    client_secret: str | None = field(default=None, metadata=meta("clientSecret"))
+    api_key: SecretStr | None = Field(default=None, validation_alias="apiKey")
+    token_endpoint: str | None = Field(default=None, validation_alias="tokenEndpoint")
+    token_fields: list[str] | None = Field(default=None, validation_alias="tokenFields")
+    expires_in_field: str = Field(default="expires_in", validation_alias="expiresInField")
+    token_refresh_buffer: int = Field(default=120, validation_alias="tokenRefreshBuffer")
+    grant_type: str = Field(default="urn:ietf:params:oauth:grant-type:jwt-bearer", validation_alias="grantType")
+    response_type: str = Field(default="token", validation_alias="responseType")
+    client_id: str | None = Field(default=None, validation_alias="clientId")
+    client_secret: SecretStr | None = Field(default=None, validation_alias="clientSecret")
     scope: str | None = None
-    client_auth_method: str = field(default="client_secret_basic", metadata=meta("clientAuthMethod"))
-    properties: dict[str, Any] = field(default_factory=dict, metadata=meta(free_keys=True))
+    client_auth_method: str = Field(default="client_secret_basic", validation_alias="clientAuthMethod")
+    properties: dict[str, Any] = Field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        kind = self.type
-        if kind is not None and kind.lower() in BUILT_IN:
-            object.__setattr__(self, "type", kind.lower())
-            kind = kind.lower()
+    @field_validator("type")
+    @classmethod
+    def _built_in_lower(cls, kind: str | None) -> str | None:
+        return kind.lower() if kind is not None and kind.lower() in BUILT_IN else kind
+
+    @model_validator(mode="after")
+    def _complete(self) -> AuthSettings:
+        kind, names = self.type, display_names(AuthSettings)
         if kind in BUILT_IN and self.properties:
             key = next(iter(self.properties))
-            names = [display_name(f) for f in dataclasses.fields(self) if f.name != "properties"]
-            hint = suggest(key, names)
+            hint = suggest(key, [n for f, n in names.items() if f != "properties"])
             did_you_mean = f"; did you mean '{hint}'?" if hint else ""
             raise ConfigError(f"{_WHERE}.{key}: unknown key for auth type '{kind}'{did_you_mean}", f"{_WHERE}.{key}")
-        required = {
-            "api_key": ("api_key",),
-            "jwt": ("api_key", "token_endpoint"),
-            "oauth2": ("client_id", "client_secret", "token_endpoint"),
-        }.get(kind or "", ())
-        for name in required:
-            if not getattr(self, name):
-                shown = display_name(next(f for f in dataclasses.fields(self) if f.name == name))
-                raise ConfigError(f"{_WHERE}.{shown}: required when auth type is '{kind}'", f"{_WHERE}.{shown}")
+        required = {"api_key": ("api_key",), "jwt": ("api_key", "token_endpoint")}
+        required["oauth2"] = ("client_id", "client_secret", "token_endpoint")
+        for name in required.get(kind or "", ()):
+            if not secret(getattr(self, name)):
+                where = f"{_WHERE}.{names[name]}"
+                raise ConfigError(f"{where}: required when auth type is '{kind}'", where)
         if kind == "oauth2" and self.client_auth_method not in _CLIENT_AUTH_METHODS:
             raise ConfigError(
                 f"{_WHERE}.clientAuthMethod: must be one of {', '.join(_CLIENT_AUTH_METHODS)}, "
@@ -103,25 +101,33 @@ class AuthSettings:
                 "(api_key, jwt, oauth2, or the dotted path of a token provider class)",
                 f"{_WHERE}.type",
             )
+        return self
 
     def as_dict(self) -> dict[str, Any]:
-        """The section as the official client hands it to a custom provider."""
+        """The section as the official client hands it to a custom provider (secrets in clear)."""
         out: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            if f.name in ("type", "properties"):
-                continue
-            value = getattr(self, f.name)
-            if value != f.default and value is not None:
-                out[display_name(f)] = value
+        for name, shown in display_names(AuthSettings).items():
+            value = getattr(self, name)
+            if (
+                name not in ("type", "properties")
+                and value is not None
+                and value != AuthSettings.model_fields[name].default
+            ):
+                out[shown] = secret(value)
         out.update(self.properties)
         return out
 
     def secrets(self) -> list[str]:
-        return [s for s in (self.api_key, self.client_secret) if s]
+        return [s for s in (secret(self.api_key), secret(self.client_secret)) if s]
 
     def __repr__(self) -> str:  # never show a secret
         shown = {k: ("***" if k in ("apiKey", "clientSecret") else v) for k, v in self.as_dict().items()}
         return f"AuthSettings({shown!r})"
+
+
+def secret(value: Any) -> Any:
+    """The clear text of a ``SecretStr`` (any other value as it is)."""
+    return value.get_secret_value() if isinstance(value, SecretStr) else value
 
 
 class _ApiKey:
@@ -207,7 +213,7 @@ class _Jwt(_TokenEndpoint):
 
     def form(self) -> dict[str, str]:
         s = self.settings
-        return {"grant_type": s.grant_type, "response_type": s.response_type, "apikey": str(s.api_key)}
+        return {"grant_type": s.grant_type, "response_type": s.response_type, "apikey": str(secret(s.api_key))}
 
 
 class _OAuth2(_TokenEndpoint):
@@ -219,7 +225,7 @@ class _OAuth2(_TokenEndpoint):
         if s.scope:
             data["scope"] = s.scope
         if s.client_auth_method == "client_secret_post":
-            data["client_id"], data["client_secret"] = str(s.client_id), str(s.client_secret)
+            data["client_id"], data["client_secret"] = str(s.client_id), str(secret(s.client_secret))
         return data
 
     def authorization(self) -> str | None:
@@ -227,7 +233,7 @@ class _OAuth2(_TokenEndpoint):
         if s.client_auth_method == "client_secret_post":
             return None
         # RFC 6749 2.3.1: form-urlencode each credential before base64
-        pair = f"{quote_plus(str(s.client_id))}:{quote_plus(str(s.client_secret))}"
+        pair = f"{quote_plus(str(s.client_id))}:{quote_plus(str(secret(s.client_secret)))}"
         return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
 
 
@@ -268,7 +274,7 @@ def token_provider(settings: AuthSettings | None) -> TokenProvider | None:
     if settings is None or settings.type is None:
         return None
     if settings.type == "api_key":
-        return _ApiKey(str(settings.api_key))
+        return _ApiKey(str(secret(settings.api_key)))
     if settings.type == "jwt":
         return _Jwt(settings)
     if settings.type == "oauth2":

@@ -37,10 +37,11 @@ import threading
 import time
 import weakref
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from olsdk._delivery._config import meta
+from pydantic import Field
+
+from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import FailureHandler, Payload, Transport
 from olsdk._foundation._exceptions import DeliveryError
 
@@ -60,20 +61,19 @@ OnFull: TypeAlias = Literal["spool", "block"]
 DEFAULT_WORKERS = 16
 
 
-@dataclass(frozen=True)
-class BufferedSettings:
-    max_queue_size: int = field(default=10_000, metadata=meta(ge=1))
+class BufferedSettings(Settings):
+    max_queue_size: int = Field(default=10_000, ge=1)
     on_full: OnFull = "spool"
-    block_timeout: float = field(default=5.0, metadata=meta(ge=0))
-    batch_size: int = field(default=1, metadata=meta(ge=1))  # events handed to the wrapped transport at once
-    batch_bytes: int = field(default=1_000_000, metadata=meta(ge=1))
-    linger: float = field(default=0.0, metadata=meta(ge=0))  # seconds to wait for a group to fill up
-    close_timeout: float = field(default=5.0, metadata=meta(ge=0))
+    block_timeout: float = Field(default=5.0, ge=0)
+    batch_size: int = Field(default=1, ge=1)  # events handed to the wrapped transport at once
+    batch_bytes: int = Field(default=1_000_000, ge=1)
+    linger: float = Field(default=0.0, ge=0)  # seconds to wait for a group to fill up
+    close_timeout: float = Field(default=5.0, ge=0)
     # concurrent deliveries; the events of one run are never delivered concurrently
-    workers: int = field(default=DEFAULT_WORKERS, metadata=meta(ge=1))
+    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
     # the wrapped transport's own section (only when built from configuration: the
     # factory builds it and hands the transport to the constructor)
-    transport: dict[str, Any] = field(default_factory=dict)
+    transport: dict[str, Any] = Field(default_factory=dict)
 
 
 class _Worker:

@@ -17,17 +17,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import DeliveryHandler, FailureHandler, Payload, Transport
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
 
 __all__ = ["CompositeSettings", "CompositeTransport"]
 
 
-@dataclass(frozen=True)
-class CompositeSettings:
+class CompositeSettings(Settings):
     # the children's sections, as a list or as a mapping name -> section (only when
     # built from configuration: the factory builds them and hands them to the constructor)
     transports: list[dict[str, Any]] | dict[str, dict[str, Any] | None]

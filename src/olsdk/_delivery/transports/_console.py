@@ -9,17 +9,16 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from dataclasses import dataclass
 from typing import TextIO
 
+from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import DeliveryError
 
 __all__ = ["ConsoleSettings", "ConsoleTransport"]
 
 
-@dataclass(frozen=True)
-class ConsoleSettings:
+class ConsoleSettings(Settings):
     pretty: bool = False  # indented, multi-line JSON instead of one line per event
 
 

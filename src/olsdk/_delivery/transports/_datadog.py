@@ -11,11 +11,12 @@ events are posted gzip-compressed with ``Authorization: Bearer <apiKey>`` to
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from olsdk._delivery._config import meta
+from pydantic import Field, SecretStr, model_validator
+
+from olsdk._delivery._config import Settings, respell
 from olsdk._delivery.transports._async_http import AsyncHttpSettings, build_async_http
 from olsdk._delivery.transports._auth import AuthSettings
 from olsdk._delivery.transports._base import FailureHandler, Payload, Transport
@@ -52,30 +53,35 @@ def intake_url(site: str) -> str:
     return site if _is_url(site) else SITES[site]
 
 
-@dataclass(frozen=True)
-class DatadogSettings:
-    api_key: str | None = field(default=None, metadata=meta("apiKey"))  # default: $DD_API_KEY
+class DatadogSettings(Settings):
+    api_key: SecretStr | None = Field(default=None, validation_alias="apiKey")  # default: $DD_API_KEY
     site: str | None = None  # default: $DD_SITE, else datadoghq.com
     timeout: float = 5.0
-    retry: RetrySettings = field(default_factory=RetrySettings)
+    retry: RetrySettings = RetrySettings()
     max_queue_size: int = 10_000
     max_concurrent_requests: int = 100
-    async_transport_rules: dict[str, dict[str, bool]] = field(
-        default_factory=lambda: {"dbt": {"*": True}}, metadata=meta(free_keys=True)
-    )
+    async_transport_rules: dict[str, dict[str, bool]] = Field(default_factory=lambda: {"dbt": {"*": True}})
 
-    def __post_init__(self) -> None:
-        if not self.api_key:
-            object.__setattr__(self, "api_key", os.environ.get("DD_API_KEY") or None)
-        if not self.api_key:
+    @model_validator(mode="before")
+    @classmethod
+    def _from_environment(cls, data: Any) -> Any:
+        data = respell(cls, data)  # the declared names, whichever validator runs first
+        if not isinstance(data, dict):
+            return data
+        api_key = data.get("apiKey") or os.environ.get("DD_API_KEY") or None
+        return {**data, "apiKey": api_key, "site": data.get("site") or os.environ.get("DD_SITE") or "datadoghq.com"}
+
+    @model_validator(mode="after")
+    def _site(self) -> DatadogSettings:
+        if not self.api_key or not self.api_key.get_secret_value():
             raise ConfigError("transport.apiKey: required (or set DD_API_KEY)", "transport.apiKey")
-        if not self.site:
-            object.__setattr__(self, "site", os.environ.get("DD_SITE") or "datadoghq.com")
-        if str(self.site) not in SITES and not _is_url(str(self.site)):
+        site = str(self.site)
+        if site not in SITES and not _is_url(site):
             raise ConfigError(
-                f"transport.site: {self.site!r} is neither a Datadog site ({', '.join(SITES)}) nor an http(s) URL",
+                f"transport.site: {site!r} is neither a Datadog site ({', '.join(SITES)}) nor an http(s) URL",
                 "transport.site",
             )
+        return self
 
     def __repr__(self) -> str:
         return f"DatadogSettings(site={self.site!r}, apiKey=***)"

@@ -10,10 +10,11 @@ failure (spooled).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
-from olsdk._delivery._config import meta
+from pydantic import Field
+
+from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
 
@@ -22,11 +23,10 @@ __all__ = ["DataZoneSettings", "DataZoneTransport"]
 log = logging.getLogger("olsdk._delivery.transports._datazone")
 
 
-@dataclass(frozen=True)
-class DataZoneSettings:
-    domain_id: str = field(metadata=meta("domainId"))
+class DataZoneSettings(Settings):
+    domain_id: str = Field(validation_alias="domainId")
     region: str | None = None
-    endpoint_override: str | None = field(default=None, metadata=meta("endpointOverride"))
+    endpoint_override: str | None = Field(default=None, validation_alias="endpointOverride")
 
 
 class DataZoneTransport(Transport):

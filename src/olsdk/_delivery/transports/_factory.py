@@ -22,7 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from olsdk._delivery._config import Origins, build, norm, parse_json_text, suggest, unknown_key_error
+from pydantic import BaseModel
+
+from olsdk._delivery._config import Origins, Settings, build, fail, norm, parse_json_text, suggest, unknown_key_error
 from olsdk._delivery.transports._base import Transport
 from olsdk._delivery.transports._official import (
     OfficialSection,
@@ -166,8 +168,7 @@ def _build_transform(spec: TransportSpec, children: list[Transport]) -> Transpor
     return TransformTransport(inner, spec.settings, name=spec.name, priority=spec.priority)
 
 
-@dataclass(frozen=True)
-class CompatSettings:
+class CompatSettings(Settings):
     """The ``olsdk.compat.OlsdkTransport`` section (see ``olsdk.compat``)."""
 
     transport: dict[str, Any]
@@ -241,8 +242,9 @@ def _names() -> list[str]:
 def register_transport(kind: str, builder: TransportBuilder, settings: type[Any] | None = None) -> None:
     """Make ``{"type": kind, ...}`` buildable from configuration.
 
-    ``settings`` is a dataclass the section's other keys fill (with the same rules as
-    the built-in transports: spelling, coercion, errors naming the key); None means
+    ``settings`` is a pydantic model (best a subclass of the built-in transports' settings
+    base) or a dataclass the section's other keys fill (with the same rules as the built-in
+    transports: spelling, coercion, errors naming the key); None means
     the transport takes no keys. ``builder(settings_object, name=..., priority=...)``
     returns the transport; a transport class whose constructor takes that fits as it is.
     Registering a kind again replaces it; the built-in kinds cannot be replaced.
@@ -252,8 +254,11 @@ def register_transport(kind: str, builder: TransportBuilder, settings: type[Any]
         raise ConfigError(f"register_transport: kind must be a non-empty string, got {kind!r}")
     if key in _BUILT_IN:
         raise ConfigError(f"register_transport: '{key}' is a built-in transport and cannot be replaced")
-    if settings is not None and not (isinstance(settings, type) and dataclasses.is_dataclass(settings)):
-        raise ConfigError(f"register_transport: settings must be a dataclass, got {settings!r}")
+    settings_class = isinstance(settings, type) and (
+        issubclass(settings, BaseModel) or dataclasses.is_dataclass(settings)
+    )
+    if settings is not None and not settings_class:
+        raise ConfigError(f"register_transport: settings must be a dataclass or a pydantic model, got {settings!r}")
     if not callable(builder):
         raise ConfigError(f"register_transport: builder must be callable, got {builder!r}")
     _KINDS[key] = _Kind(settings, _plain(builder))
@@ -278,7 +283,7 @@ def parse_transport(
         where = ".".join(path)
         raise ConfigError(f"{where}: expected a mapping, got {type(config).__name__}", where)
     fields = {norm(str(k)): v for k, v in config.items()}
-    kind = _kind_name(fields.get("type"), path)
+    kind = _kind_name(fields.get("type"), path, origins)
     entry = _entry(kind)
     rest = {k: v for k, v in config.items() if norm(str(k)) not in _COMMON}
     if entry.settings is None:
@@ -298,10 +303,10 @@ def parse_transport(
     )
 
 
-def _kind_name(value: Any, path: tuple[str, ...]) -> str:
+def _kind_name(value: Any, path: tuple[str, ...], origins: Origins) -> str:
     where = f"{'.'.join(path)}.type"
     if not value:
-        raise ConfigError(f"{where}: required key is missing", where)
+        raise fail("required key is missing", (*path, "type"), origins)  # names the file or variable
     text = str(value).strip()
     if _known(text):  # dotted paths keep their case
         return text
@@ -313,11 +318,10 @@ def _kind_name(value: Any, path: tuple[str, ...]) -> str:
     hint = suggest(kind, _names())
     did_you_mean = f"; did you mean '{hint}'?" if hint else ""
     supported = ", ".join(sorted(_names()))
-    raise ConfigError(
-        f"{where}: unknown transport '{kind}'{did_you_mean} (supported: {supported}, "
-        "or the dotted path of a transport class)",
-        where,
+    message = (
+        f"unknown transport '{kind}'{did_you_mean} (supported: {supported}, or the dotted path of a transport class)"
     )
+    raise fail(message, (*path, "type"), origins)
 
 
 def _dotted_kind(dotted: str, where: str) -> str:

@@ -24,12 +24,12 @@ import json
 import logging
 import os
 import threading
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
+from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
 
@@ -70,8 +70,7 @@ def _import(dotted: str, key: str) -> Any:
         raise ConfigError(f"transport.{key}: cannot import {dotted!r}: {exc}", f"transport.{key}") from None
 
 
-@dataclass(frozen=True)
-class FileSettings:
+class FileSettings(Settings):
     log_file_path: str
     append: bool = False  # the official default: one file per event
     debug_mode: bool = False  # with append: false, job and event type in the name, indented JSON

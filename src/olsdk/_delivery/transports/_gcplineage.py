@@ -14,10 +14,11 @@ no other effect.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
-from olsdk._delivery._config import meta
+from pydantic import Field
+
+from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
 
@@ -26,14 +27,11 @@ __all__ = ["GcpLineageSettings", "GcpLineageTransport"]
 log = logging.getLogger("olsdk._delivery.transports._gcplineage")
 
 
-@dataclass(frozen=True)
-class GcpLineageSettings:
+class GcpLineageSettings(Settings):
     project_id: str
     location: str = "us-central1"
     credentials_path: str | None = None
-    async_transport_rules: dict[str, dict[str, bool]] = field(
-        default_factory=lambda: {"dbt": {"*": True}}, metadata=meta(free_keys=True)
-    )
+    async_transport_rules: dict[str, dict[str, bool]] = Field(default_factory=lambda: {"dbt": {"*": True}})
 
     @property
     def parent(self) -> str:

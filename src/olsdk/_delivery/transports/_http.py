@@ -25,16 +25,18 @@ import netrc  # noqa: F401
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import urllib3
 import urllib3.exceptions
+from pydantic import Field, model_validator
+from urllib3.util.retry import Retry
 
-from olsdk._delivery._config import install_log_masking, mask_url, meta, scrub
+from olsdk._delivery._config import Settings, display_names, install_log_masking, mask_url, scrub
 from olsdk._delivery.transports._attempts import Resume, attempt_mode
-from olsdk._delivery.transports._auth import AuthSettings, token_provider
+from olsdk._delivery.transports._auth import AuthSettings, TokenProvider, secret, token_provider
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._delivery.transports._buffered import OnFull
 from olsdk._delivery.transports._retry import RetrySettings, backoff_time, new_retry, retry_after
@@ -54,64 +56,60 @@ class _Ambiguous(DeliveryError):
     """The request was sent but no answer came (reset, read timeout): it may have been stored."""
 
 
-@dataclass(frozen=True)
-class SslContextSettings:
-    ca_cert_path: str | None = field(default=None, metadata=meta("caCertPath"))
-    client_cert_path: str | None = field(default=None, metadata=meta("clientCertPath"))
-    client_key_path: str | None = field(default=None, metadata=meta("clientKeyPath"))
+class SslContextSettings(Settings):
+    ca_cert_path: str | None = Field(default=None, validation_alias="caCertPath")
+    client_cert_path: str | None = Field(default=None, validation_alias="clientCertPath")
+    client_key_path: str | None = Field(default=None, validation_alias="clientKeyPath")
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _files_exist(self) -> SslContextSettings:
         if self.client_key_path and not self.client_cert_path:
-            raise ConfigError(
-                "transport.sslContext.clientKeyPath: needs clientCertPath as well",
-                "transport.sslContext.clientKeyPath",
-            )
-        for key in ("ca_cert_path", "client_cert_path", "client_key_path"):
+            where = "transport.sslContext.clientKeyPath"
+            raise ConfigError(f"{where}: needs clientCertPath as well", where)
+        for key, name in display_names(SslContextSettings).items():
             path = getattr(self, key)
             if path and not os.path.isfile(os.path.expanduser(path)):
-                name = {"ca_cert_path": "caCertPath", "client_cert_path": "clientCertPath"}.get(key, "clientKeyPath")
                 raise ConfigError(
-                    f"transport.sslContext.{name}: no such file: {path!r}",
-                    f"transport.sslContext.{name}",
+                    f"transport.sslContext.{name}: no such file: {path!r}", f"transport.sslContext.{name}"
                 )
+        return self
 
 
-@dataclass(frozen=True)
-class BatchSettings:
+class BatchSettings(Settings):
     """Group events for ``POST /lineage/batch``; sent by a background thread."""
 
     enabled: bool = True
     endpoint: str | None = None  # default: <endpoint>/batch
-    max_events: int = field(default=100, metadata=meta(ge=1))
-    max_bytes: int = field(default=1_000_000, metadata=meta(ge=1))  # uncompressed size of one batch body
-    linger: float = field(default=0.5, metadata=meta(ge=0))  # seconds to wait for a batch to fill up
-    max_queue_size: int = field(default=10_000, metadata=meta(ge=1))
+    max_events: int = Field(default=100, ge=1)
+    max_bytes: int = Field(default=1_000_000, ge=1)  # uncompressed size of one batch body
+    linger: float = Field(default=0.5, ge=0)  # seconds to wait for a batch to fill up
+    max_queue_size: int = Field(default=10_000, ge=1)
     on_full: OnFull = "spool"
-    # concurrent batch posts (the buffered wrapper's workers); None: its default
-    workers: int | None = field(default=None, metadata=meta(ge=1))
+    workers: int | None = Field(
+        default=None, ge=1
+    )  # concurrent batch posts (the buffered wrapper's); None: its default
 
 
-@dataclass(frozen=True)
-class HttpSettings:
+class HttpSettings(Settings):
     url: str
     endpoint: str = "api/v1/lineage"
-    timeout: float = field(default=5.0, metadata=meta(gt=0))  # read timeout, seconds
-    connect_timeout: float | None = field(default=None, metadata=meta(gt=0))  # default: same as timeout
+    timeout: float = Field(default=5.0, gt=0)  # read timeout, seconds
+    connect_timeout: float | None = Field(default=None, gt=0)  # default: same as timeout
     verify: bool = True
-    ssl_context: SslContextSettings | None = field(default=None, metadata=meta("sslContext"))
+    ssl_context: SslContextSettings | None = Field(default=None, validation_alias="sslContext")
     auth: AuthSettings | None = None
     compression: Literal["gzip"] | None = None
-    custom_headers: dict[str, str] = field(default_factory=dict, metadata=meta(free_keys=True))
-    retry: RetrySettings = field(default_factory=RetrySettings)
+    custom_headers: dict[str, str] = Field(default_factory=dict)
+    retry: RetrySettings = RetrySettings()
     batch: BatchSettings | None = None
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _http_url(self) -> HttpSettings:
         parts = urlsplit(self.url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigError(
-                f"transport.url: need an http(s) URL with a host, got {mask_url(self.url)!r}",
-                "transport.url",
-            )
+            message = f"transport.url: need an http(s) URL with a host, got {mask_url(self.url)!r}"
+            raise ConfigError(message, "transport.url")
+        return self
 
     def __repr__(self) -> str:
         return f"HttpSettings(url={mask_url(self.url)!r}, endpoint={self.endpoint!r}, ...)"
@@ -169,27 +167,8 @@ class HttpTransport(Transport):
             read,
         )
         self._timeout = urllib3.Timeout(connect=self.timeout[0], read=self.timeout[1])
-        ssl = settings.ssl_context
-        self.verify: bool | str = settings.verify
-        self.cert: str | tuple[str, str] | None = None
-        if ssl and ssl.ca_cert_path:
-            self.verify = os.path.expanduser(ssl.ca_cert_path)  # a CA bundle implies verification
-        if ssl and ssl.client_cert_path:
-            cert = os.path.expanduser(ssl.client_cert_path)
-            key = ssl.client_key_path
-            self.cert = (cert, os.path.expanduser(key)) if key else cert
-        self._headers = {"Content-Type": "application/json", "User-Agent": _USER_AGENT}
-        self._secrets: list[str] = settings.auth.secrets() if settings.auth else []
-        self._auth = token_provider(settings.auth)
-        if settings.auth and settings.auth.type == "api_key":
-            self._headers["Authorization"] = f"Bearer {settings.auth.api_key}"  # static: no provider call
-            self._auth = None
-        self._headers.update(settings.custom_headers)
-        if settings.compression == "gzip":
-            self._headers["Content-Encoding"] = "gzip"
-        password = urlsplit(settings.url).password
-        if password:
-            self._secrets.append(password)
+        self.verify, self.cert = _tls(settings)
+        self._headers, self._auth, self._secrets = _headers_and_auth(settings)
         self._pool_size = 8
         self._routes: dict[str, _Route] = {}
         self._routes_lock = threading.Lock()
@@ -373,79 +352,89 @@ class HttpTransport(Transport):
         retried raises with ``error.resume`` (the retry state and the wait before the next
         attempt). So do the retries of a background worker once the breaker has opened.
         """
-        settings = self.settings.retry
         data = gzip.compress(body, compresslevel=3) if self.settings.compression == "gzip" else body
         once, resume = attempt_mode()
-        retry = resume.retry if resume is not None else new_retry(settings)
+        retry = resume.retry if resume is not None else new_retry(self.settings.retry)
         attempts = 0
         while True:
             attempts += 1
-            route = self._route(url)
-            headers = self._request_headers()
-            if route.auth and "Authorization" not in headers:
-                headers = {**headers, "Authorization": route.auth}
-            wait: float | None = None
             try:
-                response = route.pool.request(
-                    "POST",
-                    route.url,
-                    body=data,
-                    headers=headers,
-                    timeout=self._timeout,
-                    redirect=False,  # never resend the body or a client cert elsewhere
-                    retries=False,  # retries are ours (below), so each wait can be cut short
-                )
+                response = self._attempt(url, data)
             except urllib3.exceptions.HTTPError as exc:
-                if not retry_ambiguous and _ambiguous(exc):
-                    raise _Ambiguous(
-                        f"{self._describe(exc, url)}: the body may have arrived",
-                        target=self.label,
-                        attempts=attempts,
-                        unreachable=True,
-                    ) from None
-                error = self._error(
-                    self._describe(exc, url),
-                    retriable=not isinstance(exc, urllib3.exceptions.SSLError),
-                    attempts=attempts,
-                    unreachable=_unreachable(exc),
-                )
-                if error.unreachable and self.breaker is not None:  # other senders stop trying at once
-                    self.breaker.failure(error)
-                    error.counted = True
-                try:
-                    retry = retry.increment("POST", url, error=exc)
-                except Exception:  # exhausted, or an error urllib3 does not retry
-                    raise error from None
+                error, retry, wait = self._after_failure(exc, url, attempts, retry, retry_ambiguous)
             else:
-                status = response.status
-                if 200 <= status < 300 or status in give_up_on:
+                if 200 <= response.status < 300 or response.status in give_up_on:
                     return response
-                if status == 401 and self._auth is not None:
-                    getattr(self._auth, "invalidate", lambda: None)()  # fetch a new token next time
-                error = self._error(
-                    f"HTTP {status} from {mask_url(url)}: {_text(response)[:200]!r}",
-                    retriable=status in (settings.status_forcelist or ()) or status in (408, 429) or status >= 500,
-                    attempts=attempts,
-                )
-                has_retry_after = bool(response.headers.get("Retry-After"))
-                if not retry.is_retry("POST", status, has_retry_after):
-                    raise error
-                try:
-                    retry = retry.increment("POST", url, response=response)
-                except Exception:
-                    raise error from None
-                wait = retry_after(retry, settings, response)
-            if wait is None:
-                wait = backoff_time(retry)
-            if once or (self.breaker is not None and not self.breaker.closed):
-                error.resume = Resume(retry, wait)  # the next attempt is the relay's, in the background
-                error.retriable = True  # the retry keys allow another attempt (a 413 with Retry-After)
-                raise error
-            if self._closing.is_set():
-                raise error
-            log.debug("retry %d of %s in %.2fs: %s", len(retry.history), mask_url(url), wait, error.reason)
-            if self._closing.wait(wait):
-                raise error
+                error, retry, wait = self._after_refusal(response, url, attempts, retry)
+            self._wait_or_raise(error, retry, backoff_time(retry) if wait is None else wait, url, once)
+
+    def _attempt(self, url: str, data: bytes) -> urllib3.BaseHTTPResponse:
+        route = self._route(url)
+        headers = self._request_headers()
+        if route.auth and "Authorization" not in headers:
+            headers = {**headers, "Authorization": route.auth}
+        return route.pool.request(
+            "POST",
+            route.url,
+            body=data,
+            headers=headers,
+            timeout=self._timeout,
+            redirect=False,  # never resend the body or a client cert elsewhere
+            retries=False,  # retries are ours (see _post), so each wait can be cut short
+        )
+
+    def _after_failure(
+        self, exc: urllib3.exceptions.HTTPError, url: str, attempts: int, retry: Retry, retry_ambiguous: bool
+    ) -> tuple[DeliveryError, Retry, float | None]:
+        """A request that got no answer: the error, and the retry state if another attempt may follow."""
+        if not retry_ambiguous and _ambiguous(exc):
+            reason = f"{self._describe(exc, url)}: the body may have arrived"
+            raise _Ambiguous(reason, target=self.label, attempts=attempts, unreachable=True) from None
+        error = self._error(
+            self._describe(exc, url),
+            retriable=not isinstance(exc, urllib3.exceptions.SSLError),
+            attempts=attempts,
+            unreachable=_unreachable(exc),
+        )
+        if error.unreachable and self.breaker is not None:  # other senders stop trying at once
+            self.breaker.failure(error)
+            error.counted = True
+        try:
+            return error, retry.increment("POST", url, error=exc), None
+        except Exception:  # exhausted, or an error urllib3 does not retry
+            raise error from None
+
+    def _after_refusal(
+        self, response: urllib3.BaseHTTPResponse, url: str, attempts: int, retry: Retry
+    ) -> tuple[DeliveryError, Retry, float | None]:
+        """An answer that is not a success: the error, the retry state and the server's wait."""
+        status, settings = response.status, self.settings.retry
+        if status == 401 and self._auth is not None:
+            getattr(self._auth, "invalidate", lambda: None)()  # fetch a new token next time
+        error = self._error(
+            f"HTTP {status} from {mask_url(url)}: {_text(response)[:200]!r}",
+            retriable=status in (settings.status_forcelist or ()) or status in (408, 429) or status >= 500,
+            attempts=attempts,
+        )
+        if not retry.is_retry("POST", status, bool(response.headers.get("Retry-After"))):
+            raise error
+        try:
+            retry = retry.increment("POST", url, response=response)
+        except Exception:
+            raise error from None
+        return error, retry, retry_after(retry, settings, response)
+
+    def _wait_or_raise(self, error: DeliveryError, retry: Retry, wait: float, url: str, once: bool) -> None:
+        """Wait before the next attempt, or hand it to the relay (one attempt, or the breaker open)."""
+        if once or (self.breaker is not None and not self.breaker.closed):
+            error.resume = Resume(retry, wait)  # the next attempt is the relay's, in the background
+            error.retriable = True  # the retry keys allow another attempt (a 413 with Retry-After)
+            raise error
+        if self._closing.is_set():
+            raise error
+        log.debug("retry %d of %s in %.2fs: %s", len(retry.history), mask_url(url), wait, error.reason)
+        if self._closing.wait(wait):
+            raise error
 
     def _describe(self, exc: urllib3.exceptions.HTTPError, url: str) -> str:
         errors = urllib3.exceptions
@@ -484,6 +473,36 @@ class HttpTransport(Transport):
 
     def __repr__(self) -> str:
         return f"<HttpTransport url={mask_url(self.url)!r}>"
+
+
+def _tls(settings: HttpSettings) -> tuple[bool | str, str | tuple[str, str] | None]:
+    """``verify`` (a CA bundle implies verification) and the client certificate, as requests takes them."""
+    ssl = settings.ssl_context
+    verify: bool | str = settings.verify
+    cert: str | tuple[str, str] | None = None
+    if ssl and ssl.ca_cert_path:
+        verify = os.path.expanduser(ssl.ca_cert_path)
+    if ssl and ssl.client_cert_path:
+        path, key = os.path.expanduser(ssl.client_cert_path), ssl.client_key_path
+        cert = (path, os.path.expanduser(key)) if key else path
+    return verify, cert
+
+
+def _headers_and_auth(settings: HttpSettings) -> tuple[dict[str, str], TokenProvider | None, list[str]]:
+    """The static headers, the token provider (None: the headers carry any auth) and the secrets to scrub."""
+    headers = {"Content-Type": "application/json", "User-Agent": _USER_AGENT}
+    secrets: list[str] = settings.auth.secrets() if settings.auth else []
+    auth = token_provider(settings.auth)
+    if settings.auth and settings.auth.type == "api_key":
+        headers["Authorization"] = f"Bearer {secret(settings.auth.api_key)}"  # static: no provider call
+        auth = None
+    headers.update(settings.custom_headers)
+    if settings.compression == "gzip":
+        headers["Content-Encoding"] = "gzip"
+    password = urlsplit(settings.url).password
+    if password:
+        secrets.append(password)
+    return headers, auth, secrets
 
 
 def _unreachable(exc: urllib3.exceptions.HTTPError) -> bool:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
 from typing import Any
 
-from olsdk._delivery._config import meta
+from pydantic import Field, model_validator
+
+from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
 
@@ -28,21 +29,22 @@ __all__ = ["KafkaSettings", "KafkaTransport", "message_key"]
 log = logging.getLogger("olsdk._delivery.transports._kafka")
 
 
-@dataclass(frozen=True)
-class KafkaSettings:
+class KafkaSettings(Settings):
     topic: str
     # librdkafka properties, passed to the Producer as given
-    config: dict[str, Any] = field(default_factory=dict, metadata=meta(free_keys=True))
-    message_key: str | None = field(default=None, metadata=meta("messageKey"))
+    config: dict[str, Any] = Field(default_factory=dict)
+    message_key: str | None = Field(default=None, validation_alias="messageKey")
     flush: bool = True
     flush_timeout: float = 10.0  # seconds send() waits for the acknowledgement
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _servers(self) -> KafkaSettings:
         if not self.config.get("bootstrap.servers"):
             raise ConfigError(
                 "transport.config.bootstrap.servers: required for the kafka transport",
                 "transport.config.bootstrap.servers",
             )
+        return self
 
 
 def message_key(payload: Payload) -> str:

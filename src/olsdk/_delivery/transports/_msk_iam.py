@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from olsdk._delivery.transports._kafka import KafkaSettings, KafkaTransport
@@ -24,7 +23,6 @@ __all__ = ["MskIamSettings", "MskIamTransport", "msk_oauth_token", "producer_con
 log = logging.getLogger("olsdk._delivery.transports._msk_iam")
 
 
-@dataclass(frozen=True)
 class MskIamSettings(KafkaSettings):
     region: str | None = None
     aws_profile: str | None = None

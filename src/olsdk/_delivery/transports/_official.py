@@ -25,10 +25,11 @@ import pkgutil
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from olsdk._delivery._config import meta
+from pydantic import Field
+
+from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
 
@@ -44,12 +45,11 @@ def is_official_transport_class(cls: Any) -> bool:
     return issubclass(cls, OfficialTransport)
 
 
-@dataclass(frozen=True)
-class OfficialSection:
+class OfficialSection(Settings):
     """The section's keys, handed to the transport's ``config_class.from_dict`` as they are."""
 
-    __extra_keys__ = "keys"
-    keys: dict[str, Any] = field(default_factory=dict, metadata=meta(free_keys=True))
+    __extra_keys__: ClassVar[str] = "keys"
+    keys: dict[str, Any] = Field(default_factory=dict)
 
 
 def official_config(cls: type[Any], section: OfficialSection, type_name: str, where: str) -> Any:

@@ -19,15 +19,16 @@ configuration can set back:
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import itertools
 import random
-from dataclasses import dataclass, field
 from typing import Any
 
 import urllib3
+from pydantic import Field
 from urllib3.util.retry import Retry
+
+from olsdk._delivery._config import Settings
 
 __all__ = ["RetrySettings", "backoff_time", "new_retry", "retry_after"]
 
@@ -35,8 +36,7 @@ __all__ = ["RetrySettings", "backoff_time", "new_retry", "retry_after"]
 _RETRY_KEYS = frozenset(inspect.signature(Retry.__init__).parameters) - {"self"}
 
 
-@dataclass(frozen=True)
-class RetrySettings:
+class RetrySettings(Settings):
     """The keyword arguments of ``urllib3.util.Retry`` (what the official ``retry:`` takes)."""
 
     total: int | bool | None = 5
@@ -49,12 +49,12 @@ class RetrySettings:
     backoff_max: float = 30.0
     backoff_jitter: float = 0.2
     # 429 is retried too (the official client's default list is 500, 502, 503, 504)
-    status_forcelist: list[int] | None = field(default_factory=lambda: [429, 500, 502, 503, 504])
+    status_forcelist: list[int] | None = Field(default_factory=lambda: [429, 500, 502, 503, 504])
     # POST must be listed for a read error or a status to be retried, as with urllib3
-    allowed_methods: list[str] | None = field(default_factory=lambda: ["HEAD", "POST"])
+    allowed_methods: list[str] | None = Field(default_factory=lambda: ["HEAD", "POST"])
     raise_on_status: bool = True
     raise_on_redirect: bool = True  # redirects are never followed (a POST body is not resent elsewhere)
-    remove_headers_on_redirect: list[str] = field(
+    remove_headers_on_redirect: list[str] = Field(
         default_factory=lambda: ["Authorization", "Proxy-Authorization", "Cookie"]
     )
     respect_retry_after_header: bool = True
@@ -70,15 +70,15 @@ class RetrySettings:
 def new_retry(settings: RetrySettings) -> Retry:
     """A fresh ``Retry`` with the settings' counters (one per request)."""
     kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(settings):
-        if f.name not in _RETRY_KEYS:
+    for name in RetrySettings.model_fields:
+        if name not in _RETRY_KEYS:
             continue  # an older urllib3 without retry_after_max: capped in retry_after()
-        value = getattr(settings, f.name)
-        if f.name == "retry_after_max":
+        value = getattr(settings, name)
+        if name == "retry_after_max":
             value = int(value)
         elif isinstance(value, list):
-            value = frozenset(v.upper() for v in value) if f.name == "allowed_methods" else frozenset(value)
-        kwargs[f.name] = value
+            value = frozenset(v.upper() for v in value) if name == "allowed_methods" else frozenset(value)
+        kwargs[name] = value
     return Retry(**kwargs)
 
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
-from olsdk._delivery._config import meta
+from pydantic import Field
+
+from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import DeliveryHandler, FailureHandler, Payload, Transport, describe_event
 from olsdk._foundation._exceptions import ConfigError, DeliveryError, ValidationError
 from olsdk._readers._events import Event, parse_event, to_json
@@ -85,12 +86,11 @@ class JobNamespaceReplaceTransformer(EventTransformer):
         return event
 
 
-@dataclass(frozen=True)
-class TransformSettings:
+class TransformSettings(Settings):
     transformer_class: str
     # the inner transport's section (the factory builds it and hands it to the constructor)
     transport: dict[str, Any]
-    transformer_properties: dict[str, Any] = field(default_factory=dict, metadata=meta(free_keys=True))
+    transformer_properties: dict[str, Any] = Field(default_factory=dict)
 
 
 def load_transformer(dotted: str, properties: dict[str, Any]) -> EventTransformer:

@@ -13,11 +13,14 @@ not set falls back to the olsdk client's own configuration (``openlineage.yml``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pydantic import Field
+
 from olsdk._builders._build import RunRef
+from olsdk._delivery._config import Settings
 from olsdk._foundation._exceptions import ConfigError
 
 __all__ = ["PREFIX", "SparkSettings", "Tag", "conf_tree", "transport_config"]
@@ -149,9 +152,9 @@ def _listed(value: Any) -> list[str]:
     return [str(i).strip() for i in items if str(i).strip()]
 
 
-@dataclass(frozen=True)
-class SparkSettings:
-    """What ``install()`` takes from ``spark.openlineage.*`` (see the module docstring)."""
+class SparkSettings(Settings):
+    """What ``install()`` takes from ``spark.openlineage.*`` (see the module docstring): the client's
+    settings base, so a value that is not what a setting takes is a ConfigError naming it."""
 
     namespace: str | None = None
     app_name: str | None = None
@@ -169,7 +172,7 @@ class SparkSettings:
     dataset_lineage: bool = True  # columnLineage.datasetLineageEnabled
     append_dataset_name: bool = True
     replace_dot_with_underscore: bool = False
-    keys: dict[str, str] = field(default_factory=dict)  # every spark.openlineage.* key seen
+    keys: dict[str, str] = Field(default_factory=dict)  # every spark.openlineage.* key seen
 
     @classmethod
     def from_conf(cls, conf: Mapping[str, str]) -> SparkSettings:
