@@ -17,8 +17,9 @@ PATTERNS = {
     "a work-period number": re.compile(r"\b(?:sessions?|work[- ]periods?|sprints?|rounds?|iterations?) +#?\d+\b", re.I),
     "a pull request number": re.compile(r"\b(?:PR|pull request) *#\d+", re.I),
     # 7 to 40 hexadecimal digits, letters and digits both, not part of a longer word, a
-    # UUID or a name such as main-8f02abfb7a25 (a snapshot's name, which is data)
-    "a commit hash": re.compile(r"(?<![\w-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])"),
+    # UUID or a name such as main-8f02abfb7a25 or a wheel's label spec.main.8f02abfb7a25 (a
+    # snapshot's name, which is data)
+    "a commit hash": re.compile(r"(?<![\w.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])"),
 }
 # The spec's own words, quoted where the API reference lists a class's description.
 SPEC_WORDING = ("It is required to issue 1 START event",)
