@@ -27,11 +27,12 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar, cast
 
 from pydantic import AllowInfNan, BaseModel, Field, GetCoreSchemaHandler, Strict
+from pydantic import ValidationError as PydanticValidationError
 from pydantic_core import CoreSchema
 from pydantic_core import core_schema as cs
 from typing_extensions import TypeAliasType
 
-from olsdk._foundation._exceptions import OTHER_FORM
+from olsdk._foundation._exceptions import OTHER_FORM, ValidationError
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -76,21 +77,44 @@ def validator_of(cls: type[BaseModel]) -> Any:
     return cls.__pydantic_validator__
 
 
-def validate_into(model: BaseModel, data: dict[str, Any]) -> None:
-    """Validate keyword arguments into `model` (what `BaseModel.__init__` does).
+def construct(model: BaseModel, data: dict[str, Any]) -> None:
+    """Validate `data` (keyword arguments) into `model`, a model built in Python.
 
-    A model's own `__init__` needs it: calling `super().__init__` costs a Python frame per
-    object, the cost that dominates building an event in Python, and it cannot take
-    attribute and JSON names at once (`by_name=True`) without a configuration change that
-    would reach parsing too.
+    Python callers may use attribute names (`producer`) as well as JSON names
+    (`_producer`), and `field=None` means "not sent": the spec has no nullable fields,
+    so parsing refuses `null` (see `_exact`), while a Python caller may pass `None` for
+    any optional field and gets it left out, as if not given. Problems are reported the
+    way parsing reports them: `olsdk.ValidationError` with `<JSON path>: <rule>` lines.
+
+    It validates into the instance as `BaseModel.__init__` does (`self_instance`), which
+    no public API offers: the models' `__init__` call this directly, one Python frame
+    per object (the cost that dominates building an event in Python), and take attribute
+    and JSON names at once (`by_name=True`) without a configuration that would reach
+    parsing too.
     """
-    model.__pydantic_validator__.validate_python(data, self_instance=model, by_name=True)
+    for value in data.values():
+        # (`None in data.values()` would call each model value's `__eq__`.)
+        if value is None:
+            data = {key: value for key, value in data.items() if value is not None}
+            break
+    try:
+        model.__pydantic_validator__.validate_python(data, self_instance=model, by_name=True)
+    except PydanticValidationError as exc:
+        cls = type(model)
+        raise ValidationError.from_pydantic(exc, title=f"invalid {cls.__name__}", model=cls) from None
 
 
-def json_bytes(model: BaseModel, **options: Any) -> bytes:
-    """The model's JSON as the bytes pydantic-core writes (`model_dump_json` decodes them
-    to `str`, which transports would encode again)."""
-    data: bytes = model.__pydantic_serializer__.to_json(model, **options)
+def dump_json(model: BaseModel) -> bytes:
+    """Compact JSON of a model, straight from its serializer.
+
+    Defaults are left out rather than unset fields (the cheaper check, and the same
+    output): every default of a generated field is None, which stands for "not sent",
+    and the one other default a marker needs is filled on construction instead.
+    (warnings=False: a leniently read event may keep a list item of the wrong type as sent.)
+    The bytes pydantic-core writes, from its serializer: `model_dump_json` decodes them
+    to `str` (which transports would encode again), through one more Python frame.
+    """
+    data: bytes = model.__pydantic_serializer__.to_json(model, exclude_defaults=True, warnings=False)
     return data
 
 
@@ -111,8 +135,8 @@ def without_extra_and_private(cls: type[BaseModel]) -> None:
     """Instances of `cls` are made by pydantic-core as root models (their one value in
     `__dict__`), which leaves the extra keys and private values unset; pydantic's methods
     read both. No public API says "this model has none"."""
-    cls.__pydantic_extra__ = None  # type: ignore[assignment]
-    cls.__pydantic_private__ = None  # type: ignore[assignment]
+    cls.__pydantic_extra__ = None
+    cls.__pydantic_private__ = None
 
 
 def restore(model: BaseModel, values: dict[str, Any], fields_set: set[str]) -> None:
@@ -270,10 +294,10 @@ _INNER: dict[str, tuple[str, ...]] = {
 def _exact_value(holder: Any, key: Any, json_value: CoreSchema, *, optional_field: bool = False) -> None:
     node = holder[key]
     kind = node.get("type")
-    if kind == "default" and optional_field and node.get("default", ...) is None:
+    optional = kind == "default" and optional_field and node.get("default", ...) is None
+    if optional and node["schema"].get("type") == "nullable":
         # An optional field: `None` stays its default ("not sent") but is no input.
-        if node["schema"].get("type") == "nullable":
-            node["schema"] = node["schema"]["schema"]
+        node["schema"] = node["schema"]["schema"]
     if kind == "any":
         holder[key] = json_value
     elif kind == "int":
