@@ -22,6 +22,7 @@ from pydantic import BaseModel
 import olsdk
 import olsdk.models as models
 from olsdk._foundation import _registry
+from olsdk._models._generated import _meta
 from olsdk._models._generated import models as generated
 from olsdk._models._runtime import OLRecord
 from tests.support.facet_places import container_of, facet_keys_by_file, run_event_with
@@ -78,7 +79,7 @@ def test_class_counts() -> None:
     extra = classes - {name for _, name in defs}
     assert {"RunFacets", "JobFacets", "DatasetFacets", "InputDatasetFacets", "OutputDatasetFacets"} <= extra
     assert extra - {"RunFacets", "JobFacets", "DatasetFacets", "InputDatasetFacets", "OutputDatasetFacets"} == set(
-        models._meta.INLINE_CLASSES
+        _meta.INLINE_CLASSES
     )
     print(f"{len(defs)} defs ({len(core_defs)} core) in {len(facet_files)} facet files -> {len(classes)} classes")
 
