@@ -9,8 +9,16 @@ from typing import Any
 import pytest
 
 import olsdk
-from olsdk.facets import FacetKeyConflict, FacetRegistry, default_registry, register_facet, unregister_facet
-from olsdk.models import RunFacet, RunFacets
+from olsdk.facets import (
+    FacetKeyConflict,
+    FacetRegistry,
+    attach,
+    default_registry,
+    key_of,
+    register_facet,
+    unregister_facet,
+)
+from olsdk.models import Run, RunFacet, RunFacets
 from tests.facets.test_base import run_event
 
 SCHEMA_URL = "https://schemas.example.com/olfacets/1-0-0/QualityRunFacet.json#/$defs/QualityRunFacet"
@@ -77,7 +85,13 @@ def test_register_facet_takes_a_registry() -> None:
     register_facet(QualityRunFacet, key="acme.quality", registry=registry)
     assert registry.lookup("run", "acme.quality") is QualityRunFacet
     assert default_registry.lookup("run", "acme.quality") is None
+    # The key is the class's, whichever registry holds it: attach finds it.
+    assert key_of(QualityRunFacet) == "acme.quality"
+    run = attach(Run(runId="3b452093-782c-4ef2-9c0c-aafe2aa6f34d"), QualityRunFacet(score=1))
+    assert list(run.facets or {}) == ["acme.quality"]
     unregister_facet(QualityRunFacet, registry=registry)
+    with pytest.raises(LookupError, match="is not registered"):
+        key_of(QualityRunFacet)
     assert registry.custom() == {}
     # No registry holds a custom run facet now: facet maps run no Python again.
     if not any(key[0] == "run" for key in default_registry.custom()):

@@ -47,6 +47,16 @@ def any_custom(entity: str) -> bool:
     return any(registry.has_custom(entity) for registry in list(_alive))
 
 
+def keys_of(facet_class: type[Any], entity: str) -> set[str]:
+    """The keys `facet_class` is registered under for `entity`, in the spec or in any registry."""
+    keys = {key for (e, key), registered in _spec.items() if e == entity and registered is facet_class}
+    for registry in list(_alive):
+        keys.update(
+            key for (e, key), registered in registry.custom().items() if e == entity and registered is facet_class
+        )
+    return keys
+
+
 def check_entity(entity: str) -> None:
     """`ValueError` naming the entities the spec defines, unless `entity` is one."""
     if entity not in _entities:

@@ -216,14 +216,13 @@ def unregister_facet(facet_class: type[BaseFacet], *, registry: FacetRegistry | 
 
 
 def key_of(facet_class: type[BaseModel]) -> str:
-    """The JSON key a facet class is carried under (custom, registered or spec facet)."""
+    """The JSON key a facet class is carried under (custom, registered or spec facet;
+    registered in any facet registry: the key is the class's, whichever registry reads it)."""
     if is_custom(facet_class):
         key: str = facet_class.__olsdk_facet_key__  # type: ignore[attr-defined]
         return key
     entity = entity_of(facet_class)
-    keys = sorted(
-        k for (e, k), registered in _registry.DEFAULT.registered().items() if e == entity and registered is facet_class
-    )
+    keys = sorted(_registry.keys_of(facet_class, entity))
     if len(keys) != 1:
         why = "is not registered" if not keys else f"is registered under several keys ({keys})"
         raise LookupError(
