@@ -16,6 +16,15 @@ The class name must read `<Prefix><Name><Entity>Facet`; its key is `<prefix>_<na
 it: parsed events carry it typed under its key. `attach(run, facet)` adds it to a run
 (a type-checked copy), and `export_schemas(module, out_dir)` (or
 `olsdk facets export MODULE --out DIR`) publishes its JSON Schema.
+
+Defined classes register in `default_registry`, which `olsdk.parse_event` and
+`olsdk.validate_event` use unless given another: a `FacetRegistry` of your own
+(`FacetRegistry(parent=default_registry)` keeps the default's facets too) holds facets
+for the readers you give it to, and changes nothing for the others:
+
+    registry = FacetRegistry(parent=default_registry)
+    registry.register_facet(SparkExceptionRunFacet, key="spark.exception")
+    olsdk.parse_event(data, registry=registry)
 """
 
 from olsdk._builders.facets._attach import attach
@@ -34,6 +43,8 @@ from olsdk._builders.facets._base import (
 from olsdk._builders.facets._export import export_schemas, registry_document
 from olsdk._builders.facets._schema import facet_schema
 from olsdk._foundation._exceptions import FacetKeyConflict
+from olsdk._foundation._registry import DEFAULT as default_registry
+from olsdk._foundation._registry import FacetRegistry
 from olsdk._models._runtime import DateTimeStr, URIStr, UUIDStr
 
 __all__ = [
@@ -44,9 +55,11 @@ __all__ = [
     "CustomRunFacet",
     "DateTimeStr",
     "FacetKeyConflict",
+    "FacetRegistry",
     "URIStr",
     "UUIDStr",
     "attach",
+    "default_registry",
     "entity_of",
     "export_schemas",
     "facet_schema",

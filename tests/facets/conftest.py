@@ -21,7 +21,7 @@ CORE_SCHEMA = ROOT / "spec" / "OpenLineage.json"
 
 
 def _custom_keys() -> set[tuple[str, str]]:
-    return {pair for pair in _registry.registered() if _registry.lookup(*pair) is not None}
+    return {pair for pair in _registry.DEFAULT.registered() if _registry.DEFAULT.lookup(*pair) is not None}
 
 
 @pytest.fixture(autouse=True)
@@ -30,7 +30,7 @@ def clean_registry() -> Iterator[None]:
     before = _custom_keys()
     yield
     for entity, key in _custom_keys() - before:
-        _registry.unregister(entity, key)
+        _registry.DEFAULT.unregister(entity, key)
 
 
 @pytest.fixture

@@ -50,7 +50,7 @@ def test_definition_derives_key_and_schema_url_and_registers() -> None:
     assert cls.__olsdk_schema_url__ == (
         f"{BASE}/1-0-0/MyCompanyStatisticsRunFacet.json#/$defs/MyCompanyStatisticsRunFacet"
     )
-    assert _registry.lookup("run", "myCompany_statistics") is cls
+    assert _registry.DEFAULT.lookup("run", "myCompany_statistics") is cls
 
 
 def test_construction_fills_producer_and_schema_url() -> None:
@@ -195,7 +195,7 @@ def test_duplicate_key_is_an_error_not_an_overwrite() -> None:
         ):
             rows: int
 
-    assert _registry.lookup("run", "myCompany_statistics") is first
+    assert _registry.DEFAULT.lookup("run", "myCompany_statistics") is first
 
 
 def test_same_class_defined_again_is_not_a_conflict() -> None:
@@ -234,12 +234,12 @@ def test_same_key_for_another_entity_is_fine() -> None:
 
 
 def test_abstract_base_carries_options_and_is_not_registered() -> None:
-    before = dict(_registry.registered())
+    before = dict(_registry.DEFAULT.registered())
 
     class MyCompanyRunFacetBase(CustomRunFacet, prefix="myCompany", schema_base_url=BASE, abstract=True):
         pass
 
-    assert _registry.registered() == before
+    assert _registry.DEFAULT.registered() == before
     with pytest.raises(TypeError, match="abstract facet base"):
         MyCompanyRunFacetBase()
     with pytest.raises(TypeError, match="abstract facet base"):
@@ -263,8 +263,8 @@ def test_subclass_of_a_custom_facet_is_a_new_facet() -> None:
     assert "/1-0-0/MyCompanyDetailedStatisticsRunFacet.json" in (
         MyCompanyDetailedStatisticsRunFacet.__olsdk_schema_url__
     )
-    assert _registry.lookup("run", "myCompany_statistics") is parent
-    assert _registry.lookup("run", "myCompany_detailedStatistics") is MyCompanyDetailedStatisticsRunFacet
+    assert _registry.DEFAULT.lookup("run", "myCompany_statistics") is parent
+    assert _registry.DEFAULT.lookup("run", "myCompany_detailedStatistics") is MyCompanyDetailedStatisticsRunFacet
 
     with pytest.raises(TypeError, match="should be named 'MyCompanyDetailedRunFacet'"):
 
@@ -323,7 +323,7 @@ def test_facet_maps_run_python_only_while_a_custom_facet_is_registered() -> None
     document = run_event({"myCompany_statistics": cls(rows=3).to_dict()})
     assert isinstance(olsdk.parse_event(document).run.facets["myCompany_statistics"], cls)  # type: ignore[union-attr]
     unregister_facet(cls)
-    assert (RunFacets.__olsdk_post_init__ is id) is not _registry.has_custom("run")
-    if not _registry.has_custom("run"):
+    assert (RunFacets.__olsdk_post_init__ is id) is not _registry.any_custom("run")
+    if not _registry.any_custom("run"):
         event = olsdk.parse_event(document)
         assert type(event.run.facets["myCompany_statistics"]) is dict  # type: ignore[union-attr]

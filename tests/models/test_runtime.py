@@ -377,7 +377,7 @@ def test_a_custom_facet_is_built_where_it_is_defined(tmp_path: Any) -> None:
                 value: NotAType
         except Exception as exc:
             print(type(exc).__name__)
-        print(MyCoRowsRunFacet.__pydantic_complete__, _registry.lookup("run", "myCo_broken"))
+        print(MyCoRowsRunFacet.__pydantic_complete__, _registry.DEFAULT.lookup("run", "myCo_broken"))
         """,
         tmp_path,
     )

@@ -81,4 +81,4 @@ def test_entity_lookups() -> None:
 
 def test_the_registry_refuses_entities_the_spec_does_not_define() -> None:
     with pytest.raises(ValueError, match="entity: 'task' is not one of run, job"):
-        _registry.register("task", "x", models.RunFacet)
+        _registry.DEFAULT.register("task", "x", models.RunFacet)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import olsdk
+from olsdk._integrations.spark.agent_facets import _AGENT_SCHEMA_URL as AGENT_SCHEMA_URL
 from tests.spark.agent_shapes import REFERENCE as AGENT_REFERENCE
 
 
@@ -15,7 +16,6 @@ from tests.spark.agent_shapes import REFERENCE as AGENT_REFERENCE
     "name", ["cli_pyspark_example_expected_event_complete.json", "pysparkKafkaWriteCompleteEvent.json"]
 )
 def test_agent_facets_parse_typed(name: str) -> None:
-    from olsdk._integrations.spark.agent_facets import _AGENT_SCHEMA_URL
     from olsdk.spark import agent_facets
 
     reference = AGENT_REFERENCE / name
@@ -29,7 +29,7 @@ def test_agent_facets_parse_typed(name: str) -> None:
     doc["job"].setdefault("name", "kafka")
     doc["run"]["runId"] = "0190b1a2-0000-7000-8000-000000000001"
     for key, facet in doc["run"]["facets"].items():
-        facet.update({"_producer": "https://example.com/agent", "_schemaURL": _AGENT_SCHEMA_URL})
+        facet.update({"_producer": "https://example.com/agent", "_schemaURL": AGENT_SCHEMA_URL})
         if key == "parent":
             facet["run"] = {"runId": "0190b1a2-0000-7000-8000-000000000002"}
         if key == "processing_engine":
@@ -37,7 +37,9 @@ def test_agent_facets_parse_typed(name: str) -> None:
     doc["job"].pop("facets", None)
     for ds in doc.get("inputs", []) + doc.get("outputs", []):
         ds["facets"] = {}
-    event = olsdk.parse_event(doc)
+    # Read with the Spark integration's registry (importing olsdk.spark registers nothing
+    # in the default one: `olsdk.parse_event(doc)` keeps the agent's facets as plain data).
+    event = olsdk.parse_event(doc, registry=agent_facets.REGISTRY)
     assert isinstance(event, olsdk.models.RunEvent)
     facets: Any = event.run.facets
     if "spark_properties" in doc["run"]["facets"]:
@@ -58,3 +60,25 @@ def test_agent_exception_facet_roundtrip() -> None:
     facet = SparkExceptionRunFacet(message="boom", stackTrace="at x")
     assert json.loads(facet.to_json())["message"] == "boom"
     assert SparkJobDetailsRunFacet(jobId=3).jobId == 3
+
+
+def test_importing_the_spark_integration_leaves_the_default_verdicts_alone() -> None:
+    from olsdk.spark import agent_facets
+
+    facet = {"_producer": "https://example.com/agent", "_schemaURL": AGENT_SCHEMA_URL, "jobId": "x"}
+    doc = {
+        "eventType": "START",
+        "eventTime": "2024-01-01T00:00:00Z",
+        "producer": "https://example.com/agent",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": "0190b1a2-0000-7000-8000-000000000001", "facets": {"spark_jobDetails": facet}},
+        "job": {"namespace": "ns", "name": "job"},
+    }
+    # The default registry does not know the agent's facets: a RunFacet like any other.
+    assert olsdk.validate_event(doc) == []
+    assert type(olsdk.parse_event(doc).run.facets["spark_jobDetails"]) is dict  # type: ignore[union-attr]
+    # The Spark integration's registry types them (and its class wants jobId as an integer).
+    problems = olsdk.validate_event(doc, registry=agent_facets.REGISTRY)
+    assert [p.path for p in problems] == ["run.facets.spark_jobDetails.jobId"]
+    with pytest.raises(olsdk.ValidationError):
+        olsdk.parse_event(doc, registry=agent_facets.REGISTRY)

@@ -1,7 +1,7 @@
 """The validation tests compare olsdk with an independent validator of the spec's own
-schemas, which knows no custom facets: other test packages register some (the Spark
-agent's facets are registered whenever `olsdk.spark` is imported), so each test here
-runs with only the spec's facets registered and gets the others back afterwards."""
+schemas, which knows no custom facets: other test packages register some in the default
+registry, so each test here runs with only the spec's facets registered and gets the
+others back afterwards."""
 
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
 
 @pytest.fixture(autouse=True)
 def spec_facets_only() -> Iterator[None]:
-    saved = _registry.registered()
-    custom = {key: cls for key, cls in saved.items() if _registry.lookup(*key) is cls}
+    saved = _registry.DEFAULT.registered()
+    custom = {key: cls for key, cls in saved.items() if _registry.DEFAULT.lookup(*key) is cls}
     for entity, key in custom:
-        _registry.unregister(entity, key)
+        _registry.DEFAULT.unregister(entity, key)
     try:
         yield
     finally:
         for (entity, key), cls in custom.items():
-            _registry.register(entity, key, cls)
+            _registry.DEFAULT.register(entity, key, cls)

@@ -192,3 +192,60 @@ def test_facets_option_imports_custom_facet_classes_that_then_check_their_keys(t
     missing = olsdk_validate("--facets", "no_such_module_here")
     assert missing.returncode == 2
     assert "--facets no_such_module_here" in missing.stderr
+
+
+ACME_FACETS = """
+from olsdk.facets import CustomRunFacet
+
+
+class AcmeChecksRunFacet(CustomRunFacet, prefix="acme", schema_base_url="https://acme.example/facets", version="1-0-0"):
+    passed: bool
+"""
+
+
+def acme_event() -> dict[str, object]:
+    event = json.loads(json.dumps(VALID[0].document))
+    event["run"]["facets"] = {
+        "acme_checks": {
+            "_producer": "https://acme.example/producer",
+            "_schemaURL": "https://acme.example/facets/1-0-0/AcmeChecksRunFacet.json#/$defs/AcmeChecksRunFacet",
+            "passed": "yes",  # valid as a RunFacet; the class wants a boolean
+        }
+    }
+    return event
+
+
+def olsdk_command(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`olsdk ARGS` run in `folder` as the installed `olsdk` script runs: a fresh process
+    whose module search path does not start with the current folder (`python -P`)."""
+    command = [sys.executable, "-P", "-c", "import sys; from olsdk._integrations._cli import main; sys.exit(main())"]
+    return subprocess.run([*command, *args], cwd=folder, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_facets_imports_a_module_from_the_current_folder(tmp_path: Path) -> None:
+    (tmp_path / "acme_facets.py").write_text(ACME_FACETS)
+    (tmp_path / "events.ndjson").write_text(json.dumps(acme_event()) + "\n")
+    result = olsdk_command(tmp_path, "validate", "--facets", "acme_facets", "events.ndjson")
+    assert result.returncode == 1, result.stderr
+    assert "events.ndjson:1: run.facets.acme_checks.passed: " in result.stdout
+    # As `olsdk facets export` imports it.
+    exported = olsdk_command(tmp_path, "facets", "export", "acme_facets", "--out", "schemas")
+    assert exported.returncode == 0, exported.stderr
+    # A .py file works too.
+    by_path = olsdk_command(tmp_path, "validate", "--facets", "acme_facets.py", "events.ndjson")
+    assert by_path.returncode == 1, by_path.stderr
+
+
+def test_without_facets_validate_names_the_custom_keys_no_class_checks(tmp_path: Path) -> None:
+    (tmp_path / "events.ndjson").write_text(json.dumps(acme_event()) + "\n" + json.dumps(VALID[0].document) + "\n")
+    result = olsdk_command(tmp_path, "validate", "events.ndjson")
+    assert result.returncode == 0, result.stderr  # valid as the spec's RunFacet
+    hint = result.stdout.split("hint: ", 1)[1]
+    assert "acme_checks (run)" in hint and "--facets MODULE" in hint
+    as_json = olsdk_command(tmp_path, "validate", "--format", "json", "events.ndjson")
+    assert json.loads(as_json.stdout.splitlines()[-1])["summary"]["unchecked_facet_keys"]["acme_checks (run)"] == 1
+    # With the module that defines the class, nothing is left unchecked.
+    (tmp_path / "acme_facets.py").write_text(ACME_FACETS.replace("passed: bool", "passed: str"))
+    checked = olsdk_command(tmp_path, "validate", "--facets", "acme_facets", "events.ndjson")
+    assert checked.returncode == 0, checked.stdout
+    assert "acme_checks" not in checked.stdout

@@ -185,7 +185,7 @@ class _Checker:
             if key in known:
                 self.value(value, _field_for(cls, key), sub, self.core)
                 continue
-            custom = _registry.lookup(entity, key)
+            custom = _registry.DEFAULT.lookup(entity, key)
             if custom is not None:
                 if isinstance(value, Mapping):
                     self.model(value, custom, sub, f"custom facet {custom.__name__}")

@@ -6,8 +6,7 @@ Subcommands live in the modules :data:`COMMANDS` names; each module exposes
 such a module and list its commands here.
 
 A command imports only its own module: ``olsdk validate`` never imports the Spark
-integration (whose import registers the Java agent's facet classes, which would change
-what ``validate`` accepts) nor the client; ``olsdk --help`` imports them all to list them.
+integration nor the client; ``olsdk --help`` imports them all to list them.
 """
 
 from __future__ import annotations

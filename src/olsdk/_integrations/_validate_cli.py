@@ -8,17 +8,18 @@ producer and by rule ends the report. `--format json` writes the same as JSON li
 object per invalid event, then one `{"summary": ...}` object). `--lenient` also counts
 which invalid events `parse_event(..., strict=False)` still reads. A progress bar goes
 to standard error when that is a terminal. An empty (or whitespace-only) file is a
-problem. Only the spec's facets are checked unless `--facets MODULE` imports custom facet
-classes, which then check their keys as `olsdk.validate_event` does in a process that
-registered them. Exit status: 0 when every event is valid (with `--lenient`: readable),
-1 otherwise, 2 for a path or module that does not exist.
+problem. Only the spec's facets are checked unless `--facets MODULE` (a dotted name,
+importable from the current folder, or a .py file) imports custom facet classes, which
+then check their keys as `olsdk.validate_event` does with a registry holding them (the
+classes the module defines, and any facet registry it holds); facets under keys no class
+checks are named at the end. Exit status: 0 when every event is valid (with `--lenient`:
+readable), 1 otherwise, 2 for a path or module that does not exist.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import importlib
 import json
 import sys
 import time
@@ -28,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from olsdk._builders.facets._cli import import_module_or_file
 from olsdk._foundation._exceptions import Problem
+from olsdk._foundation._registry import DEFAULT, FacetRegistry
 from olsdk._readers._wire import JSONProblem, decode, decode_exact, exact_numbers
 
 __all__ = ["register", "run_validate"]
@@ -59,7 +62,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="append",
         default=[],
         metavar="MODULE",
-        help="import MODULE first: the custom facet classes it registers check their keys (repeatable)",
+        help="import MODULE (a dotted name or a .py file; the current folder is importable) first: "
+        "the custom facet classes it defines check their keys (repeatable)",
     )
     parser.set_defaults(handler=run_validate)
 
@@ -71,6 +75,7 @@ class Tally:
     unreadable: int = 0  # with --lenient: not even the tolerant reader reads it
     by_producer: dict[str, list[int]] = field(default_factory=dict)  # producer -> [events, invalid]
     by_rule: Counter[str] = field(default_factory=Counter)
+    unchecked: Counter[str] = field(default_factory=Counter)  # custom facet key -> events carrying it
 
     def count(self, producer: str, problems: list[Problem], unreadable: bool) -> None:
         self.events += 1
@@ -196,8 +201,25 @@ class _Progress:
             self.stream.flush()
 
 
+def _facet_registry(modules: list[str]) -> FacetRegistry:
+    """The registry `--facets` makes: the default registry (where the custom facet classes
+    a module defines register themselves) plus every facet registry the modules hold."""
+    registry = FacetRegistry(parent=DEFAULT)
+    for name in modules:
+        try:
+            module = import_module_or_file(name)
+        except ImportError as exc:
+            raise ImportError(f"--facets {name}: {exc}") from exc
+        for value in list(vars(module).values()):
+            if isinstance(value, FacetRegistry) and value is not DEFAULT:
+                for (entity, key), facet_class in value.custom().items():
+                    if registry.lookup(entity, key) is not facet_class:
+                        registry.register(entity, key, facet_class)
+    return registry
+
+
 def run_validate(args: argparse.Namespace, stdin: IO[bytes] | None = None, out: TextIO | None = None) -> int:
-    from olsdk._readers._validate import validate_document
+    from olsdk._readers._validate import unchecked_facet_keys, validate_document
 
     out = out if out is not None else sys.stdout
     try:
@@ -205,12 +227,12 @@ def run_validate(args: argparse.Namespace, stdin: IO[bytes] | None = None, out: 
     except FileNotFoundError as exc:
         print(f"olsdk validate: error: {exc}", file=sys.stderr)
         return 2
-    for module in getattr(args, "facets", None) or ():
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            print(f"olsdk validate: error: --facets {module}: {exc}", file=sys.stderr)
-            return 2
+    modules = list(getattr(args, "facets", None) or ())
+    try:
+        registry = _facet_registry(modules)
+    except ImportError as exc:
+        print(f"olsdk validate: error: {exc}", file=sys.stderr)
+        return 2
     total = sum(p.stat().st_size for p in sources if isinstance(p, Path))
     progress = _Progress(0 if STDIN in sources else total, sys.stderr if sys.stderr.isatty() else None)
     tally = Tally()
@@ -222,8 +244,9 @@ def run_validate(args: argparse.Namespace, stdin: IO[bytes] | None = None, out: 
             items = _lines("<stdin>", stdin if stdin is not None else sys.stdin.buffer, progress)
         for item in items:
             progress.event()
-            problems, producer, document = _check(item, validate_document)
-            unreadable = bool(problems) and args.lenient and not _reads_leniently(item, document)
+            problems, producer, document = _check(item, validate_document, registry)
+            tally.unchecked.update(f"{key} ({entity})" for entity, key in unchecked_facet_keys(document, registry))
+            unreadable = bool(problems) and args.lenient and not _reads_leniently(item, document, registry)
             tally.count(producer, problems, unreadable)
             if problems and not args.quiet:
                 _report(out, item.location, producer, problems, unreadable if args.lenient else None, as_json)
@@ -233,7 +256,7 @@ def run_validate(args: argparse.Namespace, stdin: IO[bytes] | None = None, out: 
     return 1 if failed else 0
 
 
-def _check(item: Item, validate_document: Any) -> tuple[list[Problem], str, Any]:
+def _check(item: Item, validate_document: Any, registry: FacetRegistry) -> tuple[list[Problem], str, Any]:
     if isinstance(item.document, JSONProblem):
         return [item.document.problem], "(not JSON)", None
     document = item.document
@@ -243,16 +266,16 @@ def _check(item: Item, validate_document: Any) -> tuple[list[Problem], str, Any]
         except JSONProblem as exc:
             return [exc.problem], "(not JSON)", None
     producer = document.get("producer") if isinstance(document, dict) else None
-    return validate_document(document), producer if isinstance(producer, str) else "(no producer)", document
+    return validate_document(document, registry), producer if isinstance(producer, str) else "(no producer)", document
 
 
-def _reads_leniently(item: Item, document: Any) -> bool:
+def _reads_leniently(item: Item, document: Any, registry: FacetRegistry) -> bool:
     from olsdk import ValidationError, parse_event
 
     if not isinstance(document, dict):
         return False
     try:
-        parse_event(exact_numbers(copy.deepcopy(document)), strict=False)
+        parse_event(exact_numbers(copy.deepcopy(document)), strict=False, registry=registry)
     except ValidationError:
         return False
     return True
@@ -295,6 +318,8 @@ def _summary(out: TextIO, tally: Tally, lenient: bool, as_json: bool) -> None:
         if lenient:
             summary["readable_leniently"] = tally.events - tally.unreadable
             summary["unreadable"] = tally.unreadable
+        if tally.unchecked:
+            summary["unchecked_facet_keys"] = dict(tally.unchecked.most_common())
         out.write(json.dumps({"summary": summary}) + "\n")
         return
     lines = ["", f"{tally.events:,} events: {tally.events - tally.invalid:,} valid, {tally.invalid:,} invalid"]
@@ -311,4 +336,12 @@ def _summary(out: TextIO, tally: Tally, lenient: bool, as_json: bool) -> None:
     if tally.by_rule:
         lines += ["", f"{'events':>9}  rule"]
         lines += [f"{count:>9,}  {rule}" for rule, count in tally.by_rule.most_common()]
+    if tally.unchecked:
+        keys = ", ".join(key for key, _count in tally.unchecked.most_common())
+        lines += [
+            "",
+            f"hint: no facet class checks these custom facet keys, so their facets were checked as the "
+            f"spec's base facet only: {keys}. To check them with their classes, pass --facets MODULE "
+            "(the module defining those classes; a dotted name from the current folder, or a .py file).",
+        ]
     out.write("\n".join(lines) + "\n")

@@ -12,14 +12,18 @@ from typing import Any, cast
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
+from olsdk._foundation._registry import FacetRegistry
 from olsdk._models import RunEvent
-from olsdk._models._runtime import built, dump_json
+from olsdk._models._runtime import built, dump_json, registry_context
+from olsdk._models._runtime._pydantic import validator_of
 from olsdk._readers._strict import Event, parse_strict
 
 __all__ = ["Event", "parse_event", "to_dict", "to_json"]
 
 
-def parse_event(data: str | bytes | bytearray | Mapping[str, Any], *, strict: bool = True) -> Event:
+def parse_event(
+    data: str | bytes | bytearray | Mapping[str, Any], *, strict: bool = True, registry: FacetRegistry | None = None
+) -> Event:
     """Parse event JSON (text, bytes or an already decoded dict) into a typed event.
 
     Strict (the default): exactly what the spec's JSON Schema accepts, every facet
@@ -29,14 +33,18 @@ def parse_event(data: str | bytes | bytearray | Mapping[str, Any], *, strict: bo
     `strict=False` reads every event whose identity is usable (see `olsdk.validate_event`
     for its problems): what is valid is typed as strict parsing types it, the rest is
     kept as it was sent, and the event dumps back to the same JSON.
+
+    `registry`: the custom facet classes that type their keys (`olsdk.facets.FacetRegistry`);
+    by default the default registry, where custom facet classes register themselves.
     """
+    context = registry_context(registry)
     # The fast path: a valid RunEvent as bytes or text, validated straight from the JSON in
     # pydantic-core (every other case goes on below, including the errors).
     kind = type(data)
     if strict and (kind is bytes or kind is str):
         text = cast("bytes | str", data)
         try:
-            event: Event = (_RUN_EVENT_VALIDATOR or _run_event_validator()).validate_json(text)
+            event: Event = (_RUN_EVENT_VALIDATOR or _run_event_validator()).validate_json(text, context=context)
         except PydanticValidationError:
             pass
         else:
@@ -46,8 +54,8 @@ def parse_event(data: str | bytes | bytearray | Mapping[str, Any], *, strict: bo
     if not strict:
         from olsdk._readers._lenient import parse_lenient  # loaded when first used
 
-        return cast("Event", parse_lenient(data))
-    return parse_strict(data, run_event_tried=kind is bytes or kind is str)
+        return cast("Event", parse_lenient(data, context=context))
+    return parse_strict(data, run_event_tried=kind is bytes or kind is str, context=context)
 
 
 # RunEvent's validator, kept here once RunEvent is built (on the first parse: the models
@@ -59,7 +67,7 @@ _RUN_EVENT_VALIDATOR: Any = None
 def _run_event_validator() -> Any:
     global _RUN_EVENT_VALIDATOR
     built(RunEvent)
-    _RUN_EVENT_VALIDATOR = RunEvent.__pydantic_validator__
+    _RUN_EVENT_VALIDATOR = validator_of(RunEvent)
     return _RUN_EVENT_VALIDATOR
 
 

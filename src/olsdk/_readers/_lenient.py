@@ -40,6 +40,7 @@ from pydantic import ValidationError as PydanticValidationError
 from olsdk._foundation._exceptions import Problem, ValidationError, union_tag, without_other_forms
 from olsdk._foundation._formats import DATETIME_PATTERN, URI_PATTERN, UUID_PATTERN
 from olsdk._models._runtime import FacetContainer, _Format, _models_in
+from olsdk._models._runtime._pydantic import hold_extra, unset_field
 from olsdk._models._spec import EVENT_CLASSES, EventKind, event_kind
 from olsdk._readers._strict import _candidates, parse_strict
 from olsdk._readers._wire import JSONProblem, WholeNumber, check_data, decode_exact, exact_numbers
@@ -131,12 +132,12 @@ def _kind_identity_problem(document: Mapping[str, Any], kind: EventKind) -> Prob
     return None
 
 
-def parse_lenient(data: str | bytes | bytearray | Mapping[str, Any]) -> Any:
+def parse_lenient(data: str | bytes | bytearray | Mapping[str, Any], *, context: Any = None) -> Any:
     # A valid event is read as strict parsing reads it (from the same bytes, so the same
     # numbers), whatever its identity looks like.
     if isinstance(data, str | bytes | bytearray):
         try:
-            return parse_strict(data)
+            return parse_strict(data, context=context)
         except ValidationError:
             pass
     try:
@@ -151,21 +152,22 @@ def parse_lenient(data: str | bytes | bytearray | Mapping[str, Any]) -> Any:
         raise ValidationError([exc.problem]) from None
     if isinstance(data, Mapping) and isinstance(document, dict):
         try:
-            return parse_strict(document)
+            return parse_strict(document, context=context)
         except ValidationError:
             pass
     kind, problem = _identity(document)
     if problem is not None or kind is None:
         raise ValidationError([problem or Problem("", "not an OpenLineage event")], title="unusable OpenLineage event")
-    return _Repair(EVENT_CLASSES[kind], document).run()
+    return _Repair(EVENT_CLASSES[kind], document, context).run()
 
 
 class _Repair:
     """Validate a working copy, repairing it where strict validation fails, then put
     back into the typed event what was sent at each repaired place."""
 
-    def __init__(self, cls: type[BaseModel], document: dict[str, Any]) -> None:
+    def __init__(self, cls: type[BaseModel], document: dict[str, Any], context: Any = None) -> None:
         self.cls = cls
+        self.context = context
         self.original = document
         self.work = copy.deepcopy(document)
         self.wire_strings: dict[Loc, str] = {}  # value kept as sent, in its typed place
@@ -176,7 +178,7 @@ class _Repair:
     def run(self) -> Any:
         for _ in range(_MAX_ROUNDS):
             try:
-                event = self.cls.model_validate(self.work)
+                event = self.cls.model_validate(self.work, context=self.context)
             except PydanticValidationError as exc:
                 # "Not a deletion marker" errors: the facet's own errors say what to repair.
                 errors = without_other_forms(exc.errors(include_url=False))
@@ -334,8 +336,7 @@ class _Repair:
         for loc in self.unset:
             # Left out of the model, so that no dump writes it (the attribute reads None).
             owner, name = self.owner(event, loc)
-            owner.__dict__.pop(name, None)
-            owner.__pydantic_fields_set__.discard(name)
+            unset_field(owner, name)
         # Items first, highest index first, so indexes stay right.
         for loc in sorted(self.list_items, key=lambda k: k[-1], reverse=True):
             target = self.resolve(event, loc[:-1])
@@ -363,7 +364,7 @@ class _Repair:
                 node = node[step]
             elif isinstance(node, BaseModel):
                 name = _field_name(type(node), step)
-                node = node.__dict__[name] if name in node.__dict__ else (node.__pydantic_extra__ or {})[step]
+                node = node.__dict__[name] if name in node.__dict__ else (node.model_extra or {})[step]
             else:
                 node = node[step]
         return node
@@ -410,13 +411,9 @@ def _field_name(cls: type[BaseModel], key: str) -> str:
 
 def _hold_on_model(model: BaseModel, key: str, value: Any) -> None:
     """Keep `value` under JSON `key` in the model's extra keys, out of its typed field."""
-    name = _field_name(type(model), key)
-    model.__dict__.pop(name, None)
-    model.__pydantic_fields_set__.discard(name)
-    extra = model.__pydantic_extra__
-    if extra is None:  # pragma: no cover - every generated model keeps extra keys
+    unset_field(model, _field_name(type(model), key))
+    if not hold_extra(model, key, value):  # pragma: no cover - every generated model keeps extra keys
         raise ValidationError([Problem(key, "cannot be kept leniently")])
-    extra[key] = value
 
 
 def _pattern_of(field: Any) -> str | None:

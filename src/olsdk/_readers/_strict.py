@@ -18,6 +18,7 @@ from pydantic import ValidationError as PydanticValidationError
 from olsdk._foundation._exceptions import Problem, ValidationError
 from olsdk._models import DatasetEvent, JobEvent, RunEvent
 from olsdk._models._runtime import PYTHON_FORMS
+from olsdk._models._runtime._pydantic import validator_of
 from olsdk._models._spec import EVENT_CLASSES, EventKind, event_kind
 from olsdk._readers._wire import JSONProblem, check_data, decode, decode_exact, exact_numbers
 
@@ -46,19 +47,22 @@ _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(
 )
 
 
-def parse_strict(data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tried: bool = False) -> Event:
+def parse_strict(
+    data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tried: bool = False, context: Any = None
+) -> Event:
     """`olsdk.parse_event(data)` once `data` is known to be JSON text, bytes or a dict
-    (`run_event_tried`: the caller already tried `data` as a RunEvent from the JSON)."""
+    (`run_event_tried`: the caller already tried `data` as a RunEvent from the JSON;
+    `context`: the validation context, which names the facet registry when not the default)."""
     if isinstance(data, Mapping):
         _check_data(data)
     try:
         try:
-            event = _validate(data, run_event_tried=run_event_tried)
+            event = _validate(data, run_event_tried=run_event_tried, context=context)
         except PydanticValidationError as exc:
-            return _parse_after_error(data, exc)
-        if type(event) is DatasetEvent and event.__pydantic_extra__ and "job" in event.__pydantic_extra__:
+            return _parse_after_error(data, exc, context)
+        if type(event) is DatasetEvent and event.model_extra and "job" in event.model_extra:
             # `dataset` and `job` together: the spec's oneOf also tries the JobEvent branch.
-            return _one_of(_document(data), first_error=None)
+            return _one_of(_document(data), first_error=None, context=context)
     except ValidationError as exc:
         if isinstance(data, str | bytes | bytearray):
             raise _json_words(exc) from None
@@ -78,7 +82,9 @@ def _json_words(exc: ValidationError) -> ValidationError:
     return ValidationError(problems, exc.title)
 
 
-def _validate(data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tried: bool = False) -> Event:
+def _validate(
+    data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tried: bool = False, context: Any = None
+) -> Event:
     # JSON names only (the models' configuration): a custom field that happens to be
     # called `producer` in a facet must stay that field, not fill in the facet's `_producer`.
     if isinstance(data, str | bytes | bytearray):
@@ -87,12 +93,12 @@ def _validate(data: str | bytes | bytearray | Mapping[str, Any], *, run_event_tr
         # objects to call its discriminator; it serves the other kinds and the errors.
         if not run_event_tried:
             try:
-                event: Event = RunEvent.__pydantic_validator__.validate_json(data)
+                event: Event = validator_of(RunEvent).validate_json(data, context=context)
                 return event
             except PydanticValidationError:
                 pass
-        return _EVENT_ADAPTER.validate_json(data)
-    return _EVENT_ADAPTER.validate_python(dict(data))
+        return _EVENT_ADAPTER.validate_json(data, context=context)
+    return _EVENT_ADAPTER.validate_python(dict(data), context=context)
 
 
 def _check_data(data: Any) -> None:
@@ -120,13 +126,15 @@ def _document(data: str | bytes | bytearray | Mapping[str, Any]) -> Any:
         raise ValidationError([exc.problem]) from None
 
 
-def _parse_after_error(data: str | bytes | bytearray | Mapping[str, Any], exc: PydanticValidationError) -> Event:
+def _parse_after_error(
+    data: str | bytes | bytearray | Mapping[str, Any], exc: PydanticValidationError, context: Any
+) -> Event:
     """The slow path, after the fast one refused: clear JSON errors, the spec's exact
     oneOf over the event kinds."""
     document = _document(data)  # raises the JSON problem, if that is what failed
     if not isinstance(document, dict):
         raise ValidationError.from_pydantic(exc) from None
-    return _one_of(document, first_error=exc)
+    return _one_of(document, first_error=exc, context=context)
 
 
 def _candidates(document: dict[str, Any]) -> list[EventKind]:
@@ -141,13 +149,13 @@ def _candidates(document: dict[str, Any]) -> list[EventKind]:
     return out
 
 
-def _one_of(document: dict[str, Any], first_error: PydanticValidationError | None) -> Event:
+def _one_of(document: dict[str, Any], first_error: PydanticValidationError | None, context: Any = None) -> Event:
     """The spec's top-level `oneOf`: valid when exactly one event kind accepts the document."""
     valid: list[Event] = []
     errors: list[ValidationError] = []
     for kind in _candidates(document):
         try:
-            valid.append(_validate_kind(document, kind))
+            valid.append(_validate_kind(document, kind, context))
         except ValidationError as exc:
             errors.append(exc)
     if len(valid) == 1:
@@ -163,9 +171,9 @@ def _one_of(document: dict[str, Any], first_error: PydanticValidationError | Non
     raise ValidationError([Problem("", "not an OpenLineage event")])  # pragma: no cover - a kind always matched
 
 
-def _validate_kind(document: dict[str, Any], kind: EventKind) -> Event:
+def _validate_kind(document: dict[str, Any], kind: EventKind, context: Any = None) -> Event:
     # (Deletion markers, under any key, are typed by the facet maps' own schema.)
     try:
-        return cast("Event", EVENT_CLASSES[kind].model_validate(document))
+        return cast("Event", EVENT_CLASSES[kind].model_validate(document, context=context))
     except PydanticValidationError as exc:
         raise ValidationError.from_pydantic(exc) from None

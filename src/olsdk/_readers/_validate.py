@@ -17,9 +17,10 @@ the strict parser implements:
 - the event kinds' `oneOf` is decided the way `parse_event` decides it, so a problem is
   reported where it is (`run.runId`), not as "matches no branch" at the root.
 
-Facets under keys with a registered custom class are checked by that class (pydantic),
-as parsing checks them. The verdict equals strict parsing's: the list is empty exactly
-when `olsdk.parse_event(data)` accepts `data`.
+Facets under keys with a custom class in the facet registry (the default one, or the
+one given) are checked by that class (pydantic), as parsing checks them. The verdict
+equals strict parsing's: the list is empty exactly when `olsdk.parse_event(data)`
+accepts `data`.
 """
 
 from __future__ import annotations
@@ -40,16 +41,19 @@ from olsdk._models._spec import ENTITIES, EVENT_CLASSES, EventKind, event_kind
 from olsdk._readers._strict import _candidates
 from olsdk._readers._wire import JSONProblem, check_data, decode_exact, exact_numbers
 
-__all__ = ["validate_document", "validate_event"]
+__all__ = ["unchecked_facet_keys", "validate_document", "validate_event"]
 
 
-def validate_event(data: str | bytes | bytearray | Mapping[str, Any]) -> list[Problem]:
+def validate_event(
+    data: str | bytes | bytearray | Mapping[str, Any], *, registry: _registry.FacetRegistry | None = None
+) -> list[Problem]:
     """Every way `data` (event JSON text, bytes or a decoded dict) breaks the spec.
 
     Each `Problem` has the JSON path (`inputs[0].facets.dataSource.uri`; for a missing
     property the path ends in it: `outputs[0].facets.columnLineage._producer`) and the
     rule in words. Empty exactly when `olsdk.parse_event(data)` accepts `data`. For an
     event read with `parse_event(data, strict=False)`, these are its problems.
+    `registry`: the custom facet classes that check their keys, as for `parse_event`.
     """
     if not isinstance(data, str | bytes | bytearray | Mapping):
         raise TypeError(f"validate_event() takes JSON text, bytes or a dict, not {type(data).__name__}")
@@ -61,12 +65,33 @@ def validate_event(data: str | bytes | bytearray | Mapping[str, Any]) -> list[Pr
             document = decode_exact(data)  # numbers as written: `1e-400` is no integer
     except JSONProblem as exc:
         return [exc.problem]
-    return validate_document(document)
+    return validate_document(document, registry)
 
 
-def validate_document(document: Any) -> list[Problem]:
+def validate_document(document: Any, registry: _registry.FacetRegistry | None = None) -> list[Problem]:
     """`validate_event` for decoded JSON already checked to be JSON (no NaN, depth...)."""
-    return _engine().problems(document)
+    registry = registry or _registry.DEFAULT
+    custom = registry.custom()
+    return _engine().problems(document, custom)
+
+
+def unchecked_facet_keys(document: Any, registry: _registry.FacetRegistry | None = None) -> set[tuple[str, str]]:
+    """(entity, key) of each facet in `document` that no class checks: neither the spec
+    nor `registry` (default: the default registry) has a class for its key, so it is
+    checked as its entity's base facet only."""
+    registry = registry or _registry.DEFAULT
+    if not isinstance(document, dict):
+        return set()
+    kinds = _candidates(document) or [kind for kind in [event_kind(document)] if kind is not None]
+    found: set[tuple[str, str]] = set()
+    for kind in kinds:
+        for _path, entity, facets in _facet_maps(document, kind):
+            for key, value in facets.items():
+                if isinstance(value, dict) and value.get("_deleted") is True:
+                    continue  # a deletion marker: no class is meant to check it
+                if (entity, key) not in FACET_KEYS and registry.lookup(entity, key) is None:
+                    found.add((entity, key))
+    return found
 
 
 # ---------------------------------------------------------------- the engine
@@ -85,7 +110,7 @@ class _Lazy(dict[EventKind, Any]):
 
 
 class _Engine:
-    def __init__(self, registered: frozenset[tuple[str, str]]) -> None:
+    def __init__(self) -> None:
         import jsonschema_rs
 
         from olsdk._models._generated._schemas import DOCUMENTS
@@ -102,9 +127,8 @@ class _Engine:
         # One validator per event kind (`problems` decides the spec's oneOf itself), built
         # when first needed: each compiles the date-time pattern (tens of milliseconds).
         self.by_kind = _Lazy(validator)
-        self.registered = registered
 
-    def problems(self, document: Any) -> list[Problem]:
+    def problems(self, document: Any, custom: Mapping[tuple[str, str], Any]) -> list[Problem]:
         if not isinstance(document, dict):
             return [Problem("", "not a JSON object: an event is a JSON object")]
         candidates = _candidates(document)
@@ -112,8 +136,8 @@ class _Engine:
             # The usual case (a run event has no `dataset`): one branch of the oneOf applies.
             kind = candidates[0]
             if self.by_kind[kind].is_valid(document):
-                return self.custom_problems(document, kind) if self.registered else []
-            return self.kind_problems(document, kind)
+                return self.custom_problems(document, kind, custom) if custom else []
+            return self.kind_problems(document, kind, custom)
         if not candidates:
             primary = event_kind(document)
             if primary is None:
@@ -121,7 +145,7 @@ class _Engine:
                     Problem("", "not an OpenLineage event: a RunEvent has 'run' and 'job', a DatasetEvent 'dataset'")
                 ]
             candidates = [primary]
-        found = {kind: self.kind_problems(document, kind) for kind in candidates}
+        found = {kind: self.kind_problems(document, kind, custom) for kind in candidates}
         valid = [kind for kind, problems in found.items() if not problems]
         if len(valid) > 1:
             names = " and ".join(EVENT_CLASSES[kind].__name__ for kind in valid)
@@ -130,24 +154,26 @@ class _Engine:
             return []
         return found[candidates[0]]
 
-    def kind_problems(self, document: dict[str, Any], kind: EventKind) -> list[Problem]:
+    def kind_problems(
+        self, document: dict[str, Any], kind: EventKind, custom: Mapping[tuple[str, str], Any]
+    ) -> list[Problem]:
         problems = [_problem(error, document) for error in self.by_kind[kind].iter_errors(document)]
-        if self.registered:
-            problems += self.custom_problems(document, kind)
+        if custom:
+            problems += self.custom_problems(document, kind, custom)
         return _unique(problems)
 
-    def custom_problems(self, document: dict[str, Any], kind: EventKind | None) -> list[Problem]:
-        """Facets under keys with a registered custom class, checked by that class."""
+    def custom_problems(
+        self, document: dict[str, Any], kind: EventKind | None, custom: Mapping[tuple[str, str], Any]
+    ) -> list[Problem]:
+        """Facets under keys with a custom class in the registry, checked by that class."""
         problems: list[Problem] = []
         for path, entity, facets in _facet_maps(document, kind):
             for key, value in facets.items():
-                if (entity, key) not in self.registered or not isinstance(value, dict):
+                facet_class = custom.get((entity, key))
+                if facet_class is None or not isinstance(value, dict):
                     continue
                 if value.get("_deleted") is True:
                     continue  # a marker: a DeletedFacet, not the class
-                facet_class = _registry.lookup(entity, key)
-                if facet_class is None:  # pragma: no cover - registered above
-                    continue
                 try:
                     _check_registered(facet_class, value)
                 except PydanticValidationError as exc:
@@ -170,15 +196,10 @@ def _check_registered(facet_class: Any, value: dict[str, Any]) -> None:
 _lock = threading.Lock()
 
 
+@functools.cache
 def _engine() -> _Engine:
-    # The engine depends on which custom keys are registered: one per set, cached.
-    return _engine_for(frozenset(_registry._custom))
-
-
-@functools.lru_cache(maxsize=4)
-def _engine_for(registered: frozenset[tuple[str, str]]) -> _Engine:
     with _lock:
-        return _Engine(registered)
+        return _Engine()
 
 
 # ---------------------------------------------------------------- the schema rewrite
@@ -190,28 +211,36 @@ DOUBLE_LIMIT = 2**1024 - 2**970
 
 def _exact_documents(documents: Mapping[str, Any]) -> dict[str, Any]:
     """The spec's documents rewritten into what the strict parser checks (see module doc)."""
-    out = copy.deepcopy(dict(documents))
-    bases = {entity.base.__name__: entity for entity in ENTITIES}
-    urls = {entity.name: entity.base.__olsdk_schema_url__ for entity in ENTITIES}
-    keys: dict[str, dict[str, str]] = {}
-    for (entity_name, key), facet_class in FACET_KEYS.items():
-        url = getattr(facet_class, "__olsdk_schema_url__", None)
-        if url:
-            keys.setdefault(entity_name, {})[key] = url
-    deletable = {entity.name for entity in ENTITIES if "deleted" in entity.base.model_fields}
+    rewrite = _Rewrite()
+    return {doc_id: rewrite.walk(doc) for doc_id, doc in copy.deepcopy(dict(documents)).items()}
 
-    def facet_map(entity_name: str) -> dict[str, Any]:
-        base = {"$ref": urls[entity_name]}
+
+class _Rewrite:
+    """The rewrite of `_exact_documents`: facet maps by key, formats as patterns, numbers
+    within a double."""
+
+    def __init__(self) -> None:
+        self.bases = {entity.base.__name__: entity for entity in ENTITIES}
+        self.urls = {entity.name: entity.base.__olsdk_schema_url__ for entity in ENTITIES}
+        self.keys: dict[str, dict[str, str]] = {}
+        for (entity_name, key), facet_class in FACET_KEYS.items():
+            url = getattr(facet_class, "__olsdk_schema_url__", None)
+            if url:
+                self.keys.setdefault(entity_name, {})[key] = url
+        self.deletable = {entity.name for entity in ENTITIES if "deleted" in entity.base.model_fields}
+
+    def facet_map(self, entity_name: str) -> dict[str, Any]:
+        base = {"$ref": self.urls[entity_name]}
         properties: dict[str, Any] = {}
-        for key, url in sorted(keys.get(entity_name, {}).items()):
-            if entity_name in deletable:
+        for key, url in sorted(self.keys.get(entity_name, {}).items()):
+            if entity_name in self.deletable:
                 marker = {"properties": {"_deleted": {"const": True}}, "required": ["_deleted"]}
                 properties[key] = {"if": marker, "then": base, "else": {"$ref": url}}
             else:
                 properties[key] = {"$ref": url}
         return {"type": "object", "properties": properties, "additionalProperties": base}
 
-    def entity_of_map(node: dict[str, Any]) -> str | None:
+    def entity_of_map(self, node: dict[str, Any]) -> str | None:
         # The spec writes a facet map as {"type": "object", "anyOf": [{"type": "object",
         # "additionalProperties": {"$ref": ".../RunFacet"}}]} (or without the anyOf).
         inner = node
@@ -219,33 +248,35 @@ def _exact_documents(documents: Mapping[str, Any]) -> dict[str, Any]:
             inner = node["anyOf"][0]
         extra = inner.get("additionalProperties")
         if isinstance(extra, dict) and isinstance(extra.get("$ref"), str) and "properties" not in inner:
-            entity = bases.get(extra["$ref"].rsplit("/", 1)[-1])
+            entity = self.bases.get(extra["$ref"].rsplit("/", 1)[-1])
             return entity.name if entity is not None else None
         return None
 
-    def walk(node: Any) -> Any:
+    def walk(self, node: Any) -> Any:
         if isinstance(node, list):
-            return [walk(item) for item in node]
+            return [self.walk(item) for item in node]
         if not isinstance(node, dict):
             return node
-        entity_name = entity_of_map(node)
+        entity_name = self.entity_of_map(node)
         if entity_name is not None:
-            rewritten = facet_map(entity_name)
+            rewritten = self.facet_map(entity_name)
             if "description" in node:
                 rewritten["description"] = node["description"]
             return rewritten
-        result = {key: walk(value) for key, value in node.items()}
-        fmt = result.get("format")
-        if result.get("type") == "number":
-            # olsdk holds a number as a double: beyond one is its documented limit.
-            result.setdefault("exclusiveMaximum", DOUBLE_LIMIT)
-            result.setdefault("exclusiveMinimum", -DOUBLE_LIMIT)
-        if isinstance(fmt, str) and fmt in FORMAT_PATTERNS and result.get("type") == "string":
-            del result["format"]
-            result["pattern"] = exact_datetime_pattern() if fmt == "date-time" else FORMAT_PATTERNS[fmt]
-        return result
+        return _exact_scalar({key: self.walk(value) for key, value in node.items()})
 
-    return {doc_id: walk(doc) for doc_id, doc in out.items()}
+
+def _exact_scalar(result: dict[str, Any]) -> dict[str, Any]:
+    """A schema node's number bounds and string formats as the parser checks them."""
+    fmt = result.get("format")
+    if result.get("type") == "number":
+        # olsdk holds a number as a double: beyond one is its documented limit.
+        result.setdefault("exclusiveMaximum", DOUBLE_LIMIT)
+        result.setdefault("exclusiveMinimum", -DOUBLE_LIMIT)
+    if isinstance(fmt, str) and fmt in FORMAT_PATTERNS and result.get("type") == "string":
+        del result["format"]
+        result["pattern"] = exact_datetime_pattern() if fmt == "date-time" else FORMAT_PATTERNS[fmt]
+    return result
 
 
 # ---------------------------------------------------------------- errors -> problems

@@ -13,16 +13,14 @@ and the names below load pyspark only when first used.
 * ``parent_conf(run)``: Spark settings that make a run the parent of the Java agent's events.
 * ``event_log_schema()`` / ``read_events(spark, path)`` / ``validate_events(spark, path)``
   / ``lineage_edges(events)``: OpenLineage event files on Spark.
-* ``olsdk.spark.agent_facets``: typed facets of the Java agent (no pyspark needed).
+* ``olsdk.spark.agent_facets``: typed facets of the Java agent (no pyspark needed), and
+  ``agent_facets.REGISTRY``, the facet registry that reads them typed.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
-
-# Typed parsing of the Java agent's facets needs no pyspark: register them right away.
-import olsdk._integrations.spark.agent_facets  # noqa: F401
 
 if TYPE_CHECKING:
     from olsdk._integrations.spark._eventlog import (

@@ -2,6 +2,7 @@
 
 from olsdk._integrations.spark.agent_facets import (
     AGENT_FACETS,
+    REGISTRY,
     EnvironmentPropertiesRunFacet,
     SparkApplicationDetailsRunFacet,
     SparkExceptionRunFacet,
@@ -14,6 +15,7 @@ from olsdk._integrations.spark.agent_facets import (
 
 __all__ = [
     "AGENT_FACETS",
+    "REGISTRY",
     "EnvironmentPropertiesRunFacet",
     "SparkApplicationDetailsRunFacet",
     "SparkExceptionRunFacet",

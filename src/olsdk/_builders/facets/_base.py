@@ -13,7 +13,7 @@ and its schema URL (`<base>/<version>/<ClassName>.json#/$defs/<ClassName>`), and
 registers it, so that parsed events carry it typed under its key.
 
 Class keywords (pydantic passes keywords that are not `ConfigDict` keys on to
-`__init_subclass__` and `__pydantic_init_subclass__`):
+`__init_subclass__`, and to the hook it calls once the class is made):
 
 - `prefix`, `schema_base_url`, `version`: inherited from the base class when not given,
   so a company-wide abstract base can fix them once;
@@ -39,6 +39,7 @@ from pydantic_core import PydanticUndefined
 
 from olsdk._builders.facets import _naming
 from olsdk._foundation import _registry
+from olsdk._foundation._registry import FacetRegistry
 from olsdk._models import (
     BaseFacet,
     DatasetFacet,
@@ -46,7 +47,6 @@ from olsdk._models import (
     JobFacet,
     OutputDatasetFacet,
     RunFacet,
-    _spec,
 )
 from olsdk._models._runtime import built
 
@@ -55,13 +55,7 @@ _OPTIONS: Final = frozenset({"prefix", "schema_base_url", "version", "key", "sch
 
 def entity_of(facet_class: type[BaseModel]) -> str:
     """The entity kind a facet class attaches to (`run`, `job`, `dataset`, ...)."""
-    # InputDatasetFacet and OutputDatasetFacet do not derive from DatasetFacet in the
-    # spec, so a facet class has exactly one entity.
-    found = [e.name for e in _spec.entity_of_class(facet_class)]
-    if len(found) != 1:
-        bases = ", ".join(e.base.__name__ for e in _spec.ENTITIES)
-        raise TypeError(f"{facet_class.__name__} must derive from exactly one of {bases} (found: {found or 'none'})")
-    return found[0]
+    return _registry.entity_of(facet_class)
 
 
 class _CustomFacet:
@@ -147,15 +141,15 @@ class _CustomFacet:
         return _naming.schema_url(str(cls.__olsdk_schema_base_url__), str(cls.__olsdk_version__), cls.__name__)
 
     @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        # Called by pydantic once the model class is made, with the same keywords.
+    def __olsdk_class_made__(cls, **kwargs: Any) -> None:
+        # Called once pydantic has made the model class, with the same keywords.
         if not cls.__olsdk_abstract__ and cls.__olsdk_facet_key__ is not None:
             facet_class: type[BaseModel] = cls  # type: ignore[assignment]
             # Built now, unlike the generated classes (built on first use): a field pydantic
             # cannot handle is an error where the facet is defined, and then not registered.
             built(facet_class)
             if _generated_from(cls) is None:
-                _registry.register(cls.__olsdk_facet_entity__, cls.__olsdk_facet_key__, facet_class)
+                _registry.DEFAULT.register(cls.__olsdk_facet_entity__, cls.__olsdk_facet_key__, facet_class)
 
     def __init__(self, /, **data: Any) -> None:
         if type(self).__olsdk_abstract__:
@@ -240,6 +234,7 @@ def register_facet(
     key: str | None = None,
     entity: str | None = None,
     schema_url: str | None = None,
+    registry: FacetRegistry | None = None,
 ) -> type[BaseFacet]:
     """Register a facet class made elsewhere so that events parse `key` into it.
 
@@ -248,50 +243,37 @@ def register_facet(
     `spark.exception`). `entity` defaults to the kind of the class's spec base; `key` is
     required unless the class is a custom facet (which registers itself on definition:
     this re-registers it after `unregister_facet`). `schema_url` sets the URL new
-    instances get for `_schemaURL` when the class has none. Returns the class.
+    instances get for `_schemaURL` when the class has none. `registry`: where to register
+    it (default: the default registry, which readers given no registry use). Returns
+    the class.
 
     A key that another class already holds for that entity raises `FacetKeyConflict`.
     """
-    kind = entity_of(facet_class)
-    if entity is not None and entity != kind:
-        raise TypeError(
-            f"{facet_class.__name__} is a {kind} facet (it derives from "
-            f"{_spec.entity(kind).base.__name__}); it cannot be registered as a {entity} facet"
-        )
-    if key is None:
-        if not is_custom(facet_class):
-            raise TypeError(
-                f"register_facet({facet_class.__name__}): pass key=..., the JSON key events carry this facet under"
-            )
-        key = facet_class.__olsdk_facet_key__  # type: ignore[attr-defined]
-    key = _naming.check_key(key)
     if schema_url is not None:
         _naming.check_schema_url(schema_url, facet_class.__name__)
         own = vars(facet_class).get("__olsdk_schema_url__")
         if own not in (None, schema_url):
             raise TypeError(f"{facet_class.__name__} already has schema URL {own!r}")
-    _registry.register(kind, key, facet_class)
+    (registry or _registry.DEFAULT).register_facet(facet_class, key=key, entity=entity)
     if schema_url is not None:
         facet_class.__olsdk_schema_url__ = schema_url
     return facet_class
 
 
-def unregister_facet(facet_class: type[BaseFacet]) -> None:
-    """Remove every registration of `facet_class` (custom registrations only)."""
-    for (entity, key), registered in _registry.registered().items():
-        if registered is facet_class and _registry.lookup(entity, key) is facet_class:
-            _registry.unregister(entity, key)
+def unregister_facet(facet_class: type[BaseFacet], *, registry: FacetRegistry | None = None) -> None:
+    """Remove every registration of `facet_class` (custom registrations only) from
+    `registry` (default: the default registry)."""
+    (registry or _registry.DEFAULT).unregister_facet(facet_class)
 
 
 def key_of(facet_class: type[BaseModel]) -> str:
-    """The JSON key a facet class is carried under (custom, registered or spec facet)."""
+    """The JSON key a facet class is carried under (custom, registered or spec facet;
+    registered in any facet registry: the key is the class's, whichever registry reads it)."""
     if is_custom(facet_class):
         key: str = facet_class.__olsdk_facet_key__  # type: ignore[attr-defined]
         return key
     entity = entity_of(facet_class)
-    keys = sorted(
-        k for (e, k), registered in _registry.registered().items() if e == entity and registered is facet_class
-    )
+    keys = sorted(_registry.keys_of(facet_class, entity))
     if len(keys) != 1:
         why = "is not registered" if not keys else f"is registered under several keys ({keys})"
         raise LookupError(

@@ -45,8 +45,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     export.set_defaults(handler=run_export)
 
 
-def _import(source: str) -> ModuleType:
-    """A module by dotted name, or a Python file by path."""
+def import_module_or_file(source: str) -> ModuleType:
+    """A module by dotted name, or a Python file by path; the current folder is importable
+    (as with `python -m`)."""
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
     path = Path(source)
     if source.endswith(".py") or path.is_file():
         if not path.is_file():
@@ -70,12 +73,10 @@ def _import(source: str) -> ModuleType:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
     classes: list[type[BaseModel]] = []
     try:
         for module in args.modules:
-            classes.extend(facet_classes(_import(module)))
+            classes.extend(facet_classes(import_module_or_file(module)))
         written = export_schemas(
             classes,
             args.out,

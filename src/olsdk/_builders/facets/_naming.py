@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from olsdk._foundation import _registry
 from olsdk._models._spec import ENTITIES
 
 # Entity -> how its facet class names end (`inputDataset` -> `InputDatasetFacet`): the
@@ -105,10 +106,7 @@ def check_base_url(url: object) -> str:
     return url.rstrip("/")
 
 
-def check_key(key: object) -> str:
-    if not isinstance(key, str) or not key or any(c.isspace() for c in key):
-        raise TypeError(f"key={key!r}: a facet key is a non-empty string without white space")
-    return key
+check_key = _registry.check_key
 
 
 def schema_url(base_url: str, version: str, class_name: str) -> str:

@@ -156,18 +156,19 @@ class ValidationReport:
 def _validator() -> Any:
     """``line -> [(path, rule)]``: the bulk validator when olsdk has it, else the parser."""
     import olsdk
+    from olsdk._integrations.spark.agent_facets import REGISTRY  # the agent's facets typed too
 
     validate = getattr(olsdk, "validate_event", None)
     if validate is not None:
 
         def problems(line: str | bytes) -> list[tuple[str, str]]:
-            return [(p.path, p.rule) for p in validate(line)]
+            return [(p.path, p.rule) for p in validate(line, registry=REGISTRY)]
 
         return problems
 
     def parsed(line: str | bytes) -> list[tuple[str, str]]:
         try:
-            olsdk.parse_event(line)
+            olsdk.parse_event(line, registry=REGISTRY)
         except olsdk.ValidationError as error:
             return [(p.path, p.rule) for p in error.problems] or [("", str(error))]
         except Exception as error:  # not JSON at all

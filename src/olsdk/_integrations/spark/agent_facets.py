@@ -1,10 +1,13 @@
 """Typed facets of the OpenLineage Java Spark agent, registered by their exact keys.
 
 The agent's own run facets use keys outside the ``<prefix>_<name>`` convention
-(``spark.exception``, ``environment-properties``), so they are registered explicitly:
-importing this module (``import olsdk.spark`` does) makes ``olsdk.parse_event`` return
-these classes for agent events. Unknown extra fields are kept, as for every model.
-Needs no pyspark.
+(``spark.exception``, ``environment-properties``), so they are registered explicitly, in
+a facet registry of their own, ``REGISTRY`` (the default registry's facets plus the
+agent's), which the Spark integration reads events with:
+``olsdk.parse_event(data, registry=REGISTRY)`` returns these classes for agent events.
+Importing this module changes nothing else: ``olsdk.parse_event(data)`` reads the
+agent's facets as plain data, as before any import. Unknown extra fields are kept, as
+for every model. Needs no pyspark.
 """
 
 from __future__ import annotations
@@ -13,11 +16,12 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from olsdk._builders.facets._base import register_facet
+from olsdk._foundation._registry import DEFAULT, FacetRegistry
 from olsdk._models import RunFacet
 
 __all__ = [
     "AGENT_FACETS",
+    "REGISTRY",
     "EnvironmentPropertiesRunFacet",
     "SparkApplicationDetailsRunFacet",
     "SparkExceptionRunFacet",
@@ -102,8 +106,10 @@ AGENT_FACETS: dict[str, type[RunFacet]] = {
 }
 """Run facet key -> class, as the Java agent names them."""
 
+REGISTRY = FacetRegistry(parent=DEFAULT)
+"""The default registry's facets plus the agent's: what the Spark integration reads with."""
 for _key, _cls in AGENT_FACETS.items():
-    register_facet(_cls, key=_key, entity="run")
+    REGISTRY.register_facet(_cls, key=_key, entity="run")
 
 
 def spark_properties_facet(properties: dict[str, str]) -> SparkPropertiesRunFacet:

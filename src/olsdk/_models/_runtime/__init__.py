@@ -10,8 +10,9 @@ this list:
   and `dump_json`;
 - `_records`: `OLRecord`, the objects that repeat inside facets, as typed dicts;
 - `_strings`: the uuid, uri and date-time formats as field types;
-- `_schema`: the core-schema rewriting that makes every class's validation exactly the
-  spec's (JSON Schema types, no `null`, deletion markers).
+- `_pydantic`: everything olsdk relies on in pydantic beyond its public API: the
+  private attributes it reads or sets, and the core-schema rewriting that makes every
+  class's validation exactly the spec's (JSON Schema types, no `null`, deletion markers).
 
 The names below are what the generated code and the hand-written layer import.
 """
@@ -34,9 +35,9 @@ from olsdk._models._runtime._bases import (
     set_default_producer,
     utc_now,
 )
-from olsdk._models._runtime._facet_maps import FacetContainer, bind_metadata
+from olsdk._models._runtime._facet_maps import FacetContainer, bind_metadata, registry_context
+from olsdk._models._runtime._pydantic import JSONValue
 from olsdk._models._runtime._records import OLRecord
-from olsdk._models._runtime._schema import JSONValue
 from olsdk._models._runtime._strings import (
     FILLED_ON_CONSTRUCTION,
     NOT_SENT,
@@ -78,6 +79,7 @@ __all__ = [
     "built",
     "dump_json",
     "get_default_producer",
+    "registry_context",
     "resolve_fields",
     "set_default_producer",
     "utc_now",

@@ -2,7 +2,7 @@
 
 - `OLModel`: every generated class. Unknown fields are kept (the spec allows them
   unless it says `additionalProperties: false`), JSON names in and out; its schema hook
-  applies the core-schema rewriting of `olsdk._models._runtime._schema` to each class.
+  applies the core-schema rewriting of `olsdk._models._runtime._pydantic` to each class.
 - `FacetModel`: `BaseFacet`. Building a facet in Python fills `_producer` (from the
   configured producer) and `_schemaURL` (the facet's versioned schema URL); parsing
   JSON still requires both, as the spec does.
@@ -16,17 +16,17 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import sys
-from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, RootModel
-from pydantic import ValidationError as PydanticValidationError
 from pydantic.errors import PydanticUndefinedAnnotation
 from pydantic_core import CoreSchema
 from pydantic_core import core_schema as cs
 
 from olsdk._foundation._exceptions import Problem, ValidationError
+from olsdk._models._runtime import _pydantic
+from olsdk._models._runtime._pydantic import ModelBase, _check_dependent, _exact, _json_value, _refuse_markers
 from olsdk._models._runtime._records import records_typed_on_first_read, type_on_first_read
-from olsdk._models._runtime._schema import _check_dependent, _exact, _json_value, _model_node, _refuse_markers
 from olsdk._models._runtime._strings import URIStr
 
 _DEFAULT_PRODUCER = "https://github.com/olsdk/olsdk"
@@ -50,40 +50,12 @@ def utc_now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat()
 
 
-def dump_json(model: BaseModel) -> bytes:
-    """Compact JSON of a model, straight from its serializer.
-
-    Defaults are left out rather than unset fields (the cheaper check, and the same
-    output): every default of a generated field is None, which stands for "not sent",
-    and the one other default a marker needs is filled on construction instead.
-    (warnings=False: a leniently read event may keep a list item of the wrong type as sent.)
-    """
-    return model.__pydantic_serializer__.to_json(model, exclude_defaults=True, warnings=False)
+# Building in Python and dumping, each straight from pydantic-core (see `_pydantic`).
+_construct = _pydantic.construct
+dump_json = _pydantic.dump_json
 
 
-def _construct(model: BaseModel, data: dict[str, Any]) -> None:
-    """Validate `data` (keyword arguments) into `model`, a model built in Python.
-
-    Python callers may use attribute names (`producer`) as well as JSON names
-    (`_producer`), and `field=None` means "not sent": the spec has no nullable fields,
-    so parsing refuses `null` (see `_exact`), while a Python caller may pass `None` for
-    any optional field and gets it left out, as if not given. Problems are reported the
-    way parsing reports them: `olsdk.ValidationError` with `<JSON path>: <rule>` lines.
-    The subclasses' `__init__` call this directly: one Python frame per object, the
-    cost that dominates building an event in Python.
-    """
-    for value in data.values():
-        # (`None in data.values()` would call each model value's `__eq__`.)
-        if value is None:
-            data = {key: value for key, value in data.items() if value is not None}
-            break
-    try:
-        model.__pydantic_validator__.validate_python(data, self_instance=model, by_name=True)
-    except PydanticValidationError as exc:
-        raise ValidationError.from_pydantic(exc, title=_invalid(type(model)), model=type(model)) from None
-
-
-class OLModel(BaseModel):
+class OLModel(ModelBase):
     """Base of every generated model: JSON names in and out, unknown fields kept."""
 
     model_config = ConfigDict(
@@ -101,26 +73,24 @@ class OLModel(BaseModel):
         defer_build=True,
     )
 
+    # For Python callers only: parsing does not call it (a Python call per object), and
+    # reports its errors through `olsdk.parse_event` instead.
+    @_pydantic.python_callers_only
     def __init__(self, /, **data: Any) -> None:
         _construct(self, data)
-
-    # Tell pydantic this __init__ is for Python callers only: without the flag it would
-    # also call it (and every subclass's) while validating parsed JSON, a Python call per
-    # object; parsing reports its errors through `olsdk.parse_event` instead.
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /) -> CoreSchema:
         # A class already built keeps its schema (what pydantic itself does).
-        existing = cls.__dict__.get("__pydantic_core_schema__")
-        if isinstance(existing, dict):
-            return cast("CoreSchema", existing)
+        existing = _pydantic.own_core_schema(cls)
+        if existing is not None:
+            return existing
         if cls in _FIELDS_ONLY:
             raise PydanticUndefinedAnnotation(cls.__name__, "its fields are resolved, its schema is built on first use")
         # Records parsed into this model stay dicts until first read (`olsdk._models._runtime`).
         with records_typed_on_first_read():
             schema = handler(source)
-        type_on_first_read(cls, _model_node(schema, cls))
+        type_on_first_read(cls, _pydantic.field_schemas(schema, cls))
         _exact(schema, cls, _json_value(handler))
         cls.__olsdk_finish_schema__(schema, handler)
         # JSON Schema `dependentRequired` (generated as a table in the class's module, which
@@ -153,7 +123,7 @@ class OLModel(BaseModel):
             except AttributeError:
                 # A required field a leniently read event did not send (see `_lenient`):
                 # it is not in the model, so no dump writes it; reading it gives None.
-                if name in type(self).__pydantic_fields__:
+                if name in type(self).model_fields:
                     return None
                 raise
 
@@ -175,9 +145,12 @@ class FacetModel(OLModel):
     @classmethod
     def __olsdk_finish_schema__(cls, schema: Any, handler: GetCoreSchemaHandler, /) -> None:
         # A facet with a `_deleted` field refuses `true`: that makes it a deletion marker.
-        if "deleted" in cls.__pydantic_fields__:
+        if "deleted" in cls.model_fields:
             _refuse_markers(schema, cls)
 
+    # For Python callers only (see OLModel): parsing must not fill in what the spec
+    # requires the sender to send.
+    @_pydantic.python_callers_only
     def __init__(self, /, **data: Any) -> None:
         if "_producer" not in data and "producer" not in data:
             data["_producer"] = _producer
@@ -186,10 +159,6 @@ class FacetModel(OLModel):
             if url is not None:
                 data["_schemaURL"] = url
         _construct(self, data)
-
-    # For Python callers only (see OLModel): parsing must not fill in what the spec
-    # requires the sender to send.
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
 # Event class -> its schema URL (`<core $id>#/$defs/<class name>`), made once per class.
@@ -202,6 +171,7 @@ class EventModel(OLModel):
     # Set by the generated metadata: the core spec's `$id`.
     __olsdk_core_id__: ClassVar[str] = ""
 
+    @_pydantic.python_callers_only  # see FacetModel
     def __init__(self, /, **data: Any) -> None:
         if "producer" not in data:
             data["producer"] = _producer
@@ -221,8 +191,6 @@ class EventModel(OLModel):
             data["eventTime"] = event_time.isoformat()
         _construct(self, data)
 
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
-
 
 class DeletedFacet(OLModel):
     """A facet sent as `{"_producer": ..., "_schemaURL": ..., "_deleted": true}`."""
@@ -238,6 +206,7 @@ class DeletedFacet(OLModel):
         alias_generator=lambda name: "_" + name,
     )
 
+    @_pydantic.python_callers_only  # see FacetModel
     def __init__(self, /, **data: Any) -> None:
         # Built in Python, a marker says what it is: `_deleted: true` and its producer.
         if "_deleted" not in data and "deleted" not in data:
@@ -245,8 +214,6 @@ class DeletedFacet(OLModel):
         if "_producer" not in data and "producer" not in data:
             data["_producer"] = _producer
         _construct(self, data)
-
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
 
 
 def _invalid(cls: type[BaseModel]) -> str:
@@ -267,14 +234,14 @@ def resolve_fields(cls: type[BaseModel]) -> None:
     hook of an olsdk class stops it there. Should the fields still be unresolved (another
     pydantic), the class is built instead.
     """
-    if cls.__pydantic_fields_complete__:
+    if _pydantic.fields_resolved(cls):
         return
     _FIELDS_ONLY.add(cls)
     try:
         cls.model_rebuild(raise_errors=False)
     finally:
         _FIELDS_ONLY.discard(cls)
-    if not cls.__pydantic_fields_complete__:  # pragma: no cover - the pinned pydantic resolves them
+    if not _pydantic.fields_resolved(cls):  # pragma: no cover - the pinned pydantic resolves them
         built(cls)
 
 
@@ -286,8 +253,7 @@ def built(cls: type[BaseModel]) -> None:
     first, because building a class also installs what its instances read through (the
     attributes that type records on first read, see `olsdk._models._runtime._records`).
     """
-    if not cls.__pydantic_complete__:
-        cls.model_rebuild(raise_errors=True)
+    cls.model_rebuild(raise_errors=True)  # (returns at once when the class is built)
 
 
 if TYPE_CHECKING:

@@ -24,6 +24,7 @@ from olsdk._foundation import _registry
 from olsdk._foundation._exceptions import OTHER_FORM, ValidationError
 from olsdk._foundation._exceptions import models_in as _models_in
 from olsdk._foundation._formats import URI_PATTERN
+from olsdk._models._runtime import _pydantic
 from olsdk._models._runtime._bases import (
     DeletedFacet,
     EventModel,
@@ -33,8 +34,8 @@ from olsdk._models._runtime._bases import (
     built,
     resolve_fields,
 )
+from olsdk._models._runtime._pydantic import _anything_but_true, _json_value, _not_a_marker
 from olsdk._models._runtime._records import OLRecord
-from olsdk._models._runtime._schema import _anything_but_true, _json_value, _model_node, _not_a_marker
 
 # A facet map keeps the spec's keys as its field names: `DatasetFacets.schema` shadows the
 # deprecated `BaseModel.schema()` on purpose, which pydantic warns about whenever the class
@@ -71,10 +72,6 @@ class FacetContainer(OLModel):
     # a C function that ignores its argument, while no custom facet is registered for
     # the entity; `_type_registered_facets` while one is (see `_custom_facets_changed`).
     __olsdk_post_init__: ClassVar[Any] = id
-    # pydantic-core builds a map as a root model (`root` in `__dict__`) and leaves these
-    # two unset; pydantic's methods read them.
-    __pydantic_extra__ = None
-    __pydantic_private__ = None
 
     if TYPE_CHECKING:  # (a property for type checkers: no `root=` in `__init__`)
 
@@ -82,6 +79,7 @@ class FacetContainer(OLModel):
         def root(self) -> dict[str, Any]:
             """The facets present, by JSON key (the map's own dict)."""
 
+    @_pydantic.python_callers_only  # see FacetModel
     def __init__(self, /, **data: Any) -> None:
         # A deletion marker under a typed key cannot be validated as that key's facet
         # class: keep it aside and store it as a `DeletedFacet` under the key.
@@ -98,14 +96,12 @@ class FacetContainer(OLModel):
         for key, value in deletions.items():
             self.hold(key, _kept_facet(entity, key, value))
 
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]  # see FacetModel
-
     @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
+    def __olsdk_class_made__(cls, **kwargs: Any) -> None:
+        super().__olsdk_class_made__(**kwargs)
         # Each typed key reads from `root` (the field names are the spec's keys, see
         # `_facet_map_schema`), from the moment the class exists: before it is built too.
-        for name in cls.__pydantic_fields__:
+        for name in cls.model_fields:
             setattr(cls, name, _FacetAttribute(name))
 
     @classmethod
@@ -143,7 +139,7 @@ class FacetContainer(OLModel):
         if name.startswith("_"):
             super().__setattr__(name, value)
             return
-        field = type(self).__pydantic_fields__.get(name)
+        field = type(self).model_fields.get(name)
         self[(field.alias or name) if field is not None else name] = value
 
     def __delitem__(self, key: str) -> None:
@@ -154,10 +150,6 @@ class FacetContainer(OLModel):
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.root.get(key, default)
-
-    def as_mapping(self) -> dict[str, Any]:
-        """Every facet present, by JSON key: typed facets, custom facets, plain data."""
-        return dict(self.root)
 
     def keys(self) -> Iterator[str]:
         return iter(self.root)
@@ -206,8 +198,7 @@ class FacetContainer(OLModel):
 
     def __setstate__(self, state: dict[Any, Any]) -> None:
         built(type(self))  # (copies and `model_construct` come here too)
-        object.__setattr__(self, "__dict__", {"root": state["root"]})
-        object.__setattr__(self, "__pydantic_fields_set__", {"root"})
+        _pydantic.restore(self, {"root": state["root"]}, {"root"})
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         copied = copy.deepcopy(self) if deep else copy.copy(self)
@@ -225,6 +216,11 @@ class FacetContainer(OLModel):
         made = cls.__new__(cls)
         made.__setstate__({"root": root})
         return made
+
+
+# pydantic-core builds a map as a root model (`root` in `__dict__`) and leaves its extra
+# keys and private values unset; pydantic's methods read them.
+_pydantic.without_extra_and_private(FacetContainer)
 
 
 class _FacetAttribute:
@@ -308,14 +304,27 @@ def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaH
     - the post-init hook is `__olsdk_post_init__`, a C no-op until a custom facet is
       registered for the entity.
     """
-    node = _model_node(schema, cls)
-    node["post_init"] = "__olsdk_post_init__"
     base = _entity_base_of(cls)
     json_value = _json_value(handler)
-    check = _facet_check(base, json_value)
-    # The marker's own errors are left out (`OTHER_FORM`): a marker that fails is not
-    # a facet either, and that alternative reports the same problems.
-    marker = cs.custom_error_schema(
+    marker = _marker_schema(base, json_value, handler)
+    typed = _typed_keys(schema, cls, marker)
+    # Only the keys sent: a typed dict, held as the model's `root` (see FacetContainer).
+    extras = _other_keys(_facet_check(base, json_value), marker)
+    typed_dict = cs.typed_dict_schema(typed, extra_behavior="allow", extras_schema=extras)
+    _pydantic.hold_as_root_dict(schema, cls, typed_dict, post_init="__olsdk_post_init__")
+
+
+# Each value is dumped by its own class (any-serialization): a union serializer would
+# first try it against each member (and a marker or a leniently kept dict may sit anywhere).
+def _by_value() -> cs.SerSchema:
+    return cs.simple_ser_schema("any")
+
+
+def _marker_schema(base: type[BaseModel] | None, json_value: CoreSchema, handler: GetCoreSchemaHandler) -> CoreSchema:
+    """A deletion marker under any key, as a `DeletedFacet`. Its own errors are left out
+    (`OTHER_FORM`): a marker that fails is not a facet either, and that alternative
+    reports the same problems."""
+    return cs.custom_error_schema(
         cs.tagged_union_schema(
             {
                 True: cs.chain_schema(
@@ -327,55 +336,65 @@ def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaH
         OTHER_FORM,
         custom_error_message="not a deletion marker",
     )
-    built = cs.custom_error_schema(cs.is_instance_schema(BaseModel), OTHER_FORM, custom_error_message="not a model")
-    # Each value is dumped by its own class (any-serialization): a union serializer would
-    # first try it against each member.
-    by_value = cs.simple_ser_schema("any")
+
+
+def _typed_keys(schema: Any, cls: type[BaseModel], marker: CoreSchema) -> dict[str, cs.TypedDictField]:
+    """The spec's keys of a map, each its facet class (or a marker where it may be deleted)."""
     typed: dict[str, cs.TypedDictField] = {}
-    for name, field in node["schema"]["fields"].items():
+    for name, field in _pydantic.field_schemas(schema, cls).items():
         key = field.get("validation_alias", name)
         if key != name:  # pragma: no cover - the generator keeps spec keys as field names
             raise TypeError(f"{cls.__name__}.{name}: a facet map's typed key must be its field name ({key!r})")
-        facet = field["schema"]  # `default` (None) around the facet class
-        if facet.get("type") == "default":
-            facet = facet["schema"]
-        annotation = cls.model_fields[name].annotation
-        if any("deleted" in model.model_fields for model in _models_in(annotation)):
+        facet = _pydantic.without_default(field)
+        if any("deleted" in model.model_fields for model in _models_in(cls.model_fields[name].annotation)):
             facet = cs.union_schema([(facet, "Facet"), (marker, "DeletedFacet")], mode="left_to_right")
-        # (Each value dumped by its own class: a marker or a leniently kept dict may sit here.)
         typed[key] = cs.typed_dict_field(
-            cs.union_schema([facet], serialization=by_value), required=False, metadata=field.get("metadata")
+            cs.union_schema([facet], serialization=_by_value()), required=False, metadata=field.get("metadata")
         )
-    unknown = cs.union_schema([(check, "Facet"), (marker, "DeletedFacet")], mode="left_to_right")
-    extras = cs.json_or_python_schema(
-        json_schema=unknown,
+    return typed
+
+
+def _other_keys(check: CoreSchema, marker: CoreSchema) -> CoreSchema:
+    """Keys the spec does not define: a facet (or a model built in Python), or a marker."""
+    built = cs.custom_error_schema(cs.is_instance_schema(BaseModel), OTHER_FORM, custom_error_message="not a model")
+    return cs.json_or_python_schema(
+        json_schema=cs.union_schema([(check, "Facet"), (marker, "DeletedFacet")], mode="left_to_right"),
         python_schema=cs.union_schema(
             [(built, "Model"), (check, "Facet"), (marker, "DeletedFacet")],
             mode="left_to_right",
         ),
-        serialization=by_value,
+        serialization=_by_value(),
         # In JSON Schema a facet map's other keys stay "any value", as before.
         metadata={"pydantic_js_functions": [lambda _schema, _handler: {}]},
     )
-    # Only the keys sent: a typed dict, held as the model's `root` (see FacetContainer).
-    node["schema"] = cs.typed_dict_schema(typed, extra_behavior="allow", extras_schema=extras)
-    node["root_model"] = True
 
 
-def _type_registered_facets(self: FacetContainer, _context: Any, /) -> None:
-    """The post-init hook while a custom facet class is registered for the map's entity:
-    the keys registered become their classes (pydantic-core has checked they hold facets)."""
+# The validation context key under which the readers pass the facet registry they were
+# given (`parse_event(data, registry=...)`); without it a map uses the default registry.
+REGISTRY_CONTEXT = "olsdk_facet_registry"
+
+
+def registry_context(registry: _registry.FacetRegistry | None) -> dict[str, Any] | None:
+    """The validation context that makes facet maps use `registry` (None: the default)."""
+    return None if registry is None or registry is _registry.DEFAULT else {REGISTRY_CONTEXT: registry}
+
+
+def _type_registered_facets(self: FacetContainer, context: Any, /) -> None:
+    """The post-init hook while a custom facet class is registered for the map's entity
+    in some registry: the keys the reader's registry holds become their classes
+    (pydantic-core has checked they hold facets)."""
     facets = self.root
     if not facets:
         return
+    registry = context.get(REGISTRY_CONTEXT, _registry.DEFAULT) if type(context) is dict else _registry.DEFAULT
     entity = type(self).__olsdk_entity__
     for key, value in facets.items():
         if type(value) is not dict:
             continue  # a spec facet, a marker, or an object built in Python
-        if _registry.lookup(entity, key) is None:
+        if registry.lookup(entity, key) is None:
             continue
         try:
-            facets[key] = _kept_facet(entity, key, value)
+            facets[key] = _kept_facet(entity, key, value, registry)
         except ValueError as exc:
             raise ValueError(f"facet {key!r}: {exc}") from None
 
@@ -385,7 +404,7 @@ _CONTAINERS: dict[str, list[type[FacetContainer]]] = {}
 
 
 def _custom_facets_changed(entity: str) -> None:
-    hook = _type_registered_facets if _registry.has_custom(entity) else id
+    hook = _type_registered_facets if _registry.any_custom(entity) else id
     for container in _CONTAINERS.get(entity, ()):
         container.__olsdk_post_init__ = hook
 
@@ -404,7 +423,7 @@ def _check_base(entity: str, value: Any) -> None:
     if base is None:
         return
     try:
-        base.__pydantic_validator__.validate_python(value)
+        base.model_validate(value)
     except PydanticValidationError as exc:
         problem = ValidationError.from_pydantic(exc, model=base).problems[0]
         if problem.rule == "required field missing":
@@ -412,13 +431,12 @@ def _check_base(entity: str, value: Any) -> None:
         raise ValueError(f"{problem.path}: {problem.rule}" if problem.path else problem.rule) from None
 
 
-def _kept_facet(entity: str, key: str, value: Any) -> Any:
+def _kept_facet(entity: str, key: str, value: Any, registry: _registry.FacetRegistry = _registry.DEFAULT) -> Any:
     """What an unknown key's value becomes: a deletion, a registered class, or itself."""
     if isinstance(value, DeletedFacet):
         if value.schemaURL is None and entity in _ENTITY_BASES:
             # Built in Python: a marker names the schema of what it deletes, its entity's base facet.
-            value.schemaURL = getattr(_ENTITY_BASES[entity], "__olsdk_schema_url__", None)
-            value.__pydantic_fields_set__.add("schemaURL")
+            value.schemaURL = getattr(_ENTITY_BASES[entity], "__olsdk_schema_url__", None)  # (now a field set)
         return value
     if isinstance(value, BaseModel):
         return value
@@ -426,7 +444,7 @@ def _kept_facet(entity: str, key: str, value: Any) -> Any:
         # (The base facet refuses `_deleted: true`: that is what makes this a marker.)
         _check_base(entity, {k: v for k, v in value.items() if k != "_deleted"})
         return DeletedFacet.model_validate(value)
-    facet_class = _registry.lookup(entity, key)
+    facet_class = registry.lookup(entity, key)
     if facet_class is not None:
         try:
             return facet_class.model_validate(value)
@@ -465,7 +483,7 @@ def bind_metadata(
             elif issubclass(cls, BaseModel):
                 resolve_fields(cls)
     EventModel.__olsdk_core_id__ = core_id
-    _registry.define_entities(tuple(entities))
+    _registry.define_entities({entity: row[0] for entity, row in entities.items()})
     for facet_class, url in schema_urls.items():
         if not (isinstance(facet_class, type) and issubclass(facet_class, FacetModel)):
             raise TypeError(f"schema URL given for {facet_class!r}, which is not a facet class")

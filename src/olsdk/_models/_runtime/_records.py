@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from types import UnionType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, Self
 
-from pydantic import ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter
+from pydantic import ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter, with_config
 from pydantic import ValidationError as PydanticValidationError
 from pydantic.errors import PydanticUndefinedAnnotation
 from pydantic.fields import FieldInfo
@@ -46,7 +46,7 @@ from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict, dataclass_transform
 
 from olsdk._foundation._exceptions import BUILT_TAG, OTHER_FORM, ValidationError
-from olsdk._models._runtime._schema import _exact_typed_dict
+from olsdk._models._runtime._pydantic import _exact_typed_dict, held_reference, typed_dict_of, with_nullable_optionals
 
 __all__ = ["OLRecord"]
 
@@ -159,17 +159,9 @@ class _LazyRecords:
 
 def _held_records(schema: Any) -> tuple[str, type] | None:
     """(shape, record class) when a field's schema holds records the lazy way."""
-    node = schema
-    while node.get("type") in ("default", "nullable"):
-        node = node["schema"]
-    shape = "one"
-    if node.get("type") == "list":
-        shape, node = "list", node["items_schema"]
-    elif node.get("type") == "dict" and "values_schema" in node:
-        shape, node = "map", node["values_schema"]
-    ref = node.get("schema_ref") if node.get("type") == "definition-ref" else node.get("ref")
-    record = _lazy_refs.get(ref) if isinstance(ref, str) else None
-    return (shape, record) if record is not None else None
+    held = held_reference(schema)
+    record = _lazy_refs.get(held[1]) if held is not None else None
+    return (held[0], record) if held is not None and record is not None else None
 
 
 def _held_in(hint: Any) -> tuple[str, type] | None:
@@ -213,11 +205,10 @@ def records_typed_on_first_read() -> Iterator[None]:
         _lazy_depth -= 1
 
 
-def type_on_first_read(cls: type, model: Any) -> None:
-    """Give each field of `model` (the `model` node of `cls`'s schema) that holds records
-    an attribute that types them on first read."""
-    inner = model["schema"]
-    for name, field in (inner.get("fields", {}) if inner.get("type") == "model-fields" else {}).items():
+def type_on_first_read(cls: type, fields: dict[str, Any]) -> None:
+    """Give each field of `cls` that holds records (`fields`: name -> its schema's field
+    node) an attribute that types them on first read."""
+    for name, field in fields.items():
         held = _held_records(field["schema"])
         if held is not None:
             setattr(cls, name, _LazyRecords(name, *held))
@@ -295,7 +286,7 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
             typed = typing.cast(Any, TypedDict)(cls.__name__, fields)
             typed.__doc__ = cls.__doc__
             typed.__module__ = cls.__module__
-            typed.__pydantic_config__ = ConfigDict(extra=cls.model_config.get("extra", "allow"))
+            typed = with_config(ConfigDict(extra=cls.model_config.get("extra", "allow")))(typed)
             type.__setattr__(cls, "_olsdk_typed_dict", typed)
         return typed
 
@@ -312,10 +303,9 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
         try:
             # pydantic keeps a TypedDict's schema among its definitions: take it out of
             # there (a reference costs a lookup per record).
-            fields = dict(handler.resolve_ref_schema(handler.generate_schema(cls._typed_dict())))
+            fields = typed_dict_of(handler, cls._typed_dict())
         finally:
             _building.discard((cls, lazy))
-        fields.pop("ref", None)
         _exact_typed_dict(fields, handler)
         if lazy:
             _lazy_refs[ref] = cls
@@ -333,8 +323,7 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
         # A record built in Python may hold None for an optional field ("not sent", as a
         # model's keyword argument): left out. Tried second, so a record without one pays
         # nothing for it; a plain dict is refused `null` as JSON is (`OTHER_FORM`).
-        nullable = dict(fields, fields={key: _nullable(field) for key, field in fields["fields"].items()})
-        optional = frozenset(key for key, field in fields["fields"].items() if not field.get("required", True))
+        nullable, optional = with_nullable_optionals(fields)
         drop = functools.partial(_without_none, None if lazy else make, optional)
         with_none = cs.chain_schema(
             [
@@ -456,13 +445,6 @@ def _field_infos(cls: type[OLRecord]) -> dict[str, FieldInfo]:
             for name in cls.__olsdk_fields__
         }
     return infos
-
-
-def _nullable(field: Any) -> Any:
-    """A typed-dict field of a record that also takes None when it is optional."""
-    if field.get("required", True):
-        return field
-    return dict(field, schema=cs.nullable_schema(field["schema"]))
 
 
 def _without_none(make: Any, optional: frozenset[str], validated: dict[str, Any]) -> Any:
