@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from olsdk._delivery._config import BreakerSettings, ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
+from olsdk._delivery._config import ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
 from olsdk._delivery.client._config import load_config
 from olsdk._delivery.client._input import EventInput, Refused
 from olsdk._delivery.client._lifecycle import track
@@ -33,11 +33,10 @@ from olsdk._delivery.client._outcomes import ErrorCallback, Outcomes
 from olsdk._delivery.client._prepare import Preparer
 from olsdk._delivery.client._relay import Relay
 from olsdk._delivery.client._spool import Spool, default_spool_path
-from olsdk._delivery.client._store import Store
+from olsdk._delivery.client._store import SharedBreakers, Store
+from olsdk._delivery.client._targets import Destinations, install_breakers
 from olsdk._delivery.transports._attempts import ONE_ATTEMPT, SINGLE_ATTEMPT
 from olsdk._delivery.transports._base import Payload, Transport
-from olsdk._delivery.transports._breaker import Breaker
-from olsdk._delivery.transports._composite import CompositeTransport
 from olsdk._delivery.transports._factory import create_transport
 from olsdk._foundation._exceptions import DeliveryError
 from olsdk._foundation._secrets import secret_values
@@ -105,8 +104,6 @@ class OpenLineageClient:
         self._pid = os.getpid()
         self._closed = False
         self._close_result = True
-        self._targets: tuple[str, ...] | None = None  # a composite's children: one record each
-        self._child_of: dict[str, str] = {}  # a label anywhere below a composite child -> that child
         self._prepare = Preparer(producer or _producer_default(), _MAX_EVENT_BYTES)
         callback = error_policy if callable(error_policy) else None
         self._outcomes = Outcomes(self.store, False, "log", callback)
@@ -138,18 +135,12 @@ class OpenLineageClient:
         """The transport's handlers, the breakers (sharing their state in the store), the relay."""
         self.transport.set_failure_handler(self._async_failure)
         self.transport.set_delivery_handler(self._delivered)
-        if isinstance(self.transport, CompositeTransport):
-            self._targets = tuple(child.label for child in self.transport.transports)
-            self._child_of = {
-                label: child.label for child in self.transport.transports for label in _labels_below(child)
-            }
-            self._outcomes.target_of = self._target_of
-            self._outcomes.targets = self._targets
-        shared = self.store if self.spool is not None else None
+        self._to = self._outcomes.destinations = Destinations(self.transport)
+        shared = SharedBreakers(self.store) if self.spool is not None else None
         self.relay = Relay(
             self.transport,
             self.store,
-            breakers=_install_breakers(self.transport, settings.breaker, shared),
+            breakers=install_breakers(self.transport, settings.breaker, shared),
             on_failure=self._async_failure,
             finish=settings.spool.finish and self.spool is not None,
             finish_delay=settings.spool.finish_delay,
@@ -195,7 +186,7 @@ class OpenLineageClient:
         if self._closed:
             self._outcomes.failed(payload, DeliveryError("client is closed"), sync=True)
             return
-        ids = self._write(payload)
+        ids = _write_ahead(self.store, payload, self._to.targets) if self.write_ahead else []
         relay = self.relay
         assert relay is not None
         if not relay.started and relay.finish:  # finishes what processes that are gone left, later
@@ -215,52 +206,20 @@ class OpenLineageClient:
             return
         finally:
             SINGLE_ATTEMPT.reset(token)
-        if ids and self._targets is None and not self.transport.asynchronous:
-            self._settle(ids)
+        if ids and not self._to.targets and not self.transport.asynchronous:
+            _settle(self.store, ids)
 
     def _fail(self, payload: Payload, error: DeliveryError) -> None:
         self._outcomes.failed(payload, error, sync=True)
-
-    def _write(self, payload: Payload) -> list[int]:
-        """The event committed to the store before anything else (one record per destination
-        of a composite); a store that refuses costs the write-ahead only, loudly."""
-        if not self.write_ahead:
-            return []
-        targets: tuple[str | None, ...] = self._targets or (None,)
-        try:
-            ids = self.store.add(payload.body, payload.ordering_key, targets)
-        except (OSError, sqlite3.Error) as exc:
-            log.error(
-                "OpenLineage store %s not writable (%s): the event is sent without being kept", self.store.path, exc
-            )
-            return []
-        object.__setattr__(payload, "ref", dict(zip(targets, ids, strict=True)))  # ours until handed on
-        return ids
-
-    def _settle(self, ids: list[int]) -> None:
-        try:
-            self.store.delete(ids)
-        except (OSError, sqlite3.Error) as exc:  # the event may be sent again, never lost
-            log.warning("OpenLineage store %s: cannot record a delivery (%s)", self.store.path, exc)
 
     def _async_failure(self, payload: Payload, error: DeliveryError) -> None:
         self._outcomes.failed(payload, error, sync=False)
 
     def _delivered(self, payload: Payload, label: str | None) -> None:
         """An asynchronous transport (or a composite's child) delivered ``payload``."""
-        ref = payload.ref
-        if not isinstance(ref, Mapping):
-            return
-        if self._targets is None:
-            self._settle(list(ref.values()))
-        elif label is not None and self._child_of.get(label, label) in ref:
-            self._settle([ref[self._child_of.get(label, label)]])
-
-    def _target_of(self, label: str | None) -> str | None:
-        """The composite child a failure's target belongs to (None: no composite at the top)."""
-        if self._targets is None or label is None:
-            return None
-        return self._child_of.get(label, label)
+        ids = self._to.delivered(payload.ref, label)
+        if ids:
+            _settle(self.store, ids)
 
     # -- lifecycle ----------------------------------------------------------------
 
@@ -310,37 +269,11 @@ class OpenLineageClient:
         if self.relay is not None:
             self.relay.close(max(deadline, time.monotonic()))
         self._closed = self._outcomes.closed = True
-        left = self._release()
+        left = _release(self.store, self._outcomes, keeps=self.spool is not None)
         waiting = self.spool.flush() if self.spool is not None else 0
-        if waiting:
-            log.error(
-                "OpenLineage: %d events could not be written to the spool %s and are lost", waiting, self.store.path
-            )
-        outcomes = self._outcomes
-        if outcomes.given_up or left:
-            log.warning(
-                "OpenLineage: %d events of this client were not delivered and are in the spool %s "
-                "(%d given up, %d left for a later client, which delivers them in the background); "
-                "resend them with `olsdk replay %s`",
-                outcomes.given_up + left, self.store.path, outcomes.given_up, left, self.store.path,
-            )  # fmt: skip
-        if outcomes.lost:
-            log.error("OpenLineage: %d events of this client were neither delivered nor spooled", outcomes.lost)
-        self._close_result = done and not outcomes.given_up and not left and not outcomes.lost and not waiting
-        outcomes.raise_async_errors()
+        self._close_result = self._outcomes.report_close(left, waiting) and done
+        self._outcomes.raise_async_errors()
         return self._close_result
-
-    def _release(self) -> int:
-        """This process's records still owed, released for a later client (lost without a spool)."""
-        try:
-            if self.spool is None:
-                left = self.store.owed()
-                self._outcomes.lost += left
-                return 0
-            return self.store.release()
-        except (OSError, sqlite3.Error) as exc:
-            log.error("OpenLineage store %s: cannot release its records (%s)", self.store.path, exc)
-            return 0
 
     def __enter__(self) -> OpenLineageClient:
         return self
@@ -406,19 +339,34 @@ def _producer_default() -> str:
     return get_default_producer()
 
 
-def _labels_below(transport: Transport) -> list[str]:
-    """Every label in the tree under (and including) ``transport``."""
-    labels = [transport.label]
-    for child in transport.children():
-        labels.extend(_labels_below(child))
-    return labels
+def _write_ahead(store: Store, payload: Payload, targets: tuple[str, ...]) -> list[int]:
+    """The event committed to the store before anything else (one record per child of a
+    composite); a store that refuses costs the write-ahead only, loudly."""
+    keys: tuple[str | None, ...] = targets or (None,)
+    try:
+        ids = store.add(payload.body, payload.ordering_key, keys)
+    except (OSError, sqlite3.Error) as exc:
+        log.error("OpenLineage store %s not writable (%s): the event is sent without being kept", store.path, exc)
+        return []
+    object.__setattr__(payload, "ref", dict(zip(keys, ids, strict=True)))  # ours until handed on
+    return ids
 
 
-def _install_breakers(transport: Transport, settings: BreakerSettings, shared: Store | None) -> list[Breaker]:
-    """A breaker on every destination of the tree that has none yet (state shared in the store)."""
-    children = transport.children()
-    if children:
-        return [b for child in children for b in _install_breakers(child, settings, shared)]
-    if transport.breaker is None:
-        transport.breaker = Breaker(transport.breaker_identity, settings, shared)
-    return [transport.breaker]
+def _settle(store: Store, ids: list[int]) -> None:
+    """Delivered: the records leave the store."""
+    try:
+        store.delete(ids)
+    except (OSError, sqlite3.Error) as exc:  # the event may be sent again, never lost
+        log.warning("OpenLineage store %s: cannot record a delivery (%s)", store.path, exc)
+
+
+def _release(store: Store, outcomes: Outcomes, *, keeps: bool) -> int:
+    """This process's records still owed, released for a later client (lost without a spool)."""
+    try:
+        if not keeps:
+            outcomes.lost += store.owed()
+            return 0
+        return store.release()
+    except (OSError, sqlite3.Error) as exc:
+        log.error("OpenLineage store %s: cannot release its records (%s)", store.path, exc)
+        return 0

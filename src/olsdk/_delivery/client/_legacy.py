@@ -62,12 +62,13 @@ class Store(Protocol):
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
 
-def migrate(store: Store) -> None:
-    """Import the spool files set aside and the outbox segments of processes that are gone."""
+def migrate(store: Store) -> bool:
+    """Import the spool files set aside and the outbox segments of processes that are gone;
+    whether there was anything to import."""
     spools = [_aside(store.path)] + ([_aside(store.path.with_suffix(".ndjson"))] if store.path.suffix == ".db" else [])
     outboxes = [p.with_name(p.name[: -len(_ASIDE)] + ".outbox") for p in spools]
     if not any(p.exists() for p in spools) and not any(p.is_dir() for p in outboxes):
-        return
+        return False
     done: list[Path] = []
     locks: list[int] = []
     try:
@@ -95,6 +96,7 @@ def migrate(store: Store) -> None:
                 (outbox / extra).unlink()
         with contextlib.suppress(OSError):
             outbox.rmdir()
+    return True
 
 
 def _seen(conn: sqlite3.Connection, marker: str) -> bool:

@@ -24,7 +24,9 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from olsdk._delivery.client._lifecycle import forked_child
+from olsdk._delivery.client._relay import owes
 from olsdk._delivery.client._store import Store
+from olsdk._delivery.client._targets import Destinations
 from olsdk._delivery.transports._base import Payload
 from olsdk._foundation._exceptions import DeliveryError, Problem, ValidationError
 from olsdk._foundation._secrets import scrub
@@ -54,8 +56,7 @@ class Outcomes:
         self.secrets: list[str] = []
         self.relay: Relay | None = None
         self.spool: Spool | None = None  # given-up records go there (held in memory on a full disk)
-        self.target_of: Callable[[str | None], str | None] = lambda label: None
-        self.targets: tuple[str, ...] = ()  # a composite's children, when the transport is one
+        self.destinations = Destinations(None)
         self.closed = False
         self.reset()
 
@@ -77,11 +78,12 @@ class Outcomes:
         leaves = error.leaves()
         where = ""
         for leaf in leaves:  # one delivery owed per failed child of a composite
-            target = self.target_of(leaf.target)
+            target = self.destinations.target_of(leaf.target)
             if target is None and len(leaves) > 1:
                 target = leaf.target  # a composite below a wrapper: resend to that child only
-            if self.targets and target not in self.targets:  # the composite itself (closed, behind): each child
-                for child in self.targets:
+            children = self.destinations.targets
+            if children and target not in children:  # the composite itself (closed, behind): each child
+                for child in children:
                     where = self._keep(payload, _record_for(self.store, ref, original, child), child, leaf)
                 continue
             where = self._keep(payload, _record_for(self.store, ref, original, target), target, leaf)
@@ -100,7 +102,7 @@ class Outcomes:
     def _keep(self, payload: Payload, record: int | None, target: str | None, error: DeliveryError) -> str:
         relay = self.relay
         try:
-            if relay is not None and relay.owes(error) and not (self.closed and record is None):
+            if relay is not None and owes(error) and not (self.closed and record is None):
                 if record is None:
                     (record,) = self.store.add(payload.body, payload.ordering_key, (target,))
                 relay.owe(record, payload.ordering_key, error, target, error.target)
@@ -207,6 +209,22 @@ class Outcomes:
             self._warned[key] = (now, 0)
         more = f" [{folded} more like this]" if folded else ""
         log.warning("OpenLineage event not delivered: %s%s%s", error.reason, where, more)
+
+    def report_close(self, left: int, waiting: int) -> bool:
+        """Say at close what was not delivered; True when everything was."""
+        path = self.store.path
+        if self.given_up or left:
+            log.warning(
+                "OpenLineage: %d events of this client were not delivered and are in the spool %s "
+                "(%d given up, %d left for a later client, which delivers them in the background); "
+                "resend them with `olsdk replay %s`",
+                self.given_up + left, path, self.given_up, left, path,
+            )  # fmt: skip
+        if waiting:
+            log.error("OpenLineage: %d events could not be written to the spool %s and are lost", waiting, path)
+        if self.lost:
+            log.error("OpenLineage: %d events of this client were neither delivered nor spooled", self.lost)
+        return not self.given_up and not left and not self.lost and not waiting
 
     def raise_async_errors(self) -> None:
         if self.policy != "raise":

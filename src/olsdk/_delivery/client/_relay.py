@@ -27,12 +27,20 @@ from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._delivery.transports._breaker import Breaker
 from olsdk._foundation._exceptions import DeliveryError
 
-__all__ = ["Relay"]
+__all__ = ["Relay", "owes"]
 
 log = logging.getLogger("olsdk._delivery.client._relay")
 
 _RESCAN_EVERY = 60.0  # seconds between looks for records of processes that are gone
 FailureHandler = Callable[[Payload, DeliveryError], None]
+
+
+def owes(error: DeliveryError) -> bool:
+    """Whether a failure is retried by the relay: it may be retried (retries left), the
+    destination is unreachable (wait for it), or it was not tried yet. Other failures are final."""
+    if not error.retriable:
+        return False
+    return isinstance(error.resume, Resume) or error.unreachable or error.attempts == 0
 
 
 class Relay:
@@ -54,7 +62,7 @@ class Relay:
         self.on_failure = on_failure
         self.finish = finish
         self.finish_delay = finish_delay
-        self._sync: dict[str | None, Transport] = {}
+        self._routes = _Routes(transport)
         self._reset()
         for breaker in breakers:
             breaker.on_close(self._unpark)
@@ -72,6 +80,7 @@ class Relay:
         self._passes = 0  # completed passes that attempted nothing (flush and close wait for one)
         self._idle_until: float | None = None  # when the last such pass found the next one due
         self._next_scan = time.monotonic() + self.finish_delay
+        self._checkpointed = 0.0
         self.delivered = 0
         self.adopted = 0
 
@@ -80,14 +89,6 @@ class Relay:
         self._reset()
 
     # -- owing --------------------------------------------------------------------------
-
-    @staticmethod
-    def owes(error: DeliveryError) -> bool:
-        """Whether a failure is retried here: it may be retried (retries left), the destination
-        is unreachable (wait for it), or it was not tried yet. Other failures are final."""
-        if not error.retriable:
-            return False
-        return isinstance(error.resume, Resume) or error.unreachable or error.attempts == 0
 
     def holds(self, key: str) -> bool:
         """True while an event of this run is owed here (later ones queue behind it)."""
@@ -104,35 +105,28 @@ class Relay:
     def owe(self, record_id: int, key: str, error: DeliveryError, target: str | None, failed_by: str | None) -> None:
         """Keep retrying the record after ``error`` (the store says so first)."""
         resume = error.resume if isinstance(error.resume, Resume) else None
-        breaker = self._breaker_for(target)
-        if resume is not None:
-            wait = resume.wait
-            if breaker is not None and not breaker.closed:
-                wait = max(wait, breaker.probe_delay())
-        elif error.unreachable:  # a fresh retry budget with each probe
-            wait = breaker.probe_delay() if breaker is not None else 1.0
-        else:  # not tried yet (behind an earlier event of its run, a full buffer): in turn
-            wait = 0.0
+        wait = self._routes.wait_after(error, resume, target)
         self.store.failed(
-            record_id,
-            state="retrying",
-            reason=error.reason,
-            attempts=error.attempts,
-            next_try=time.time() + wait,
-            failed_by=failed_by,
-            retriable=True,
-            target=target,
-        )
+            record_id, state="retrying", reason=error.reason, attempts=error.attempts, next_try=time.time() + wait,
+            failed_by=failed_by, retriable=True, target=target,
+        )  # fmt: skip
         with self._lock:
             if resume is not None:
                 self._resumes[record_id] = resume
-            if record_id not in self._owed:
-                self._owed[record_id] = key
-                self._keys[key] += 1
+            behind = key in self._keys  # it cannot go before the earlier one of its run
+            self._track(record_id, key)
             if error.attempts or key not in self._reasons:
                 self._reasons[key] = error.reason
             self._start()
-            self._wake.notify()
+            due = time.monotonic() + wait
+            if not behind and (self._idle_until is None or due < self._idle_until):
+                self._wake.notify()  # sooner than the thread's next look: wake it
+
+    def _track(self, record_id: int, key: str) -> None:
+        """Count a record of this process as owed (called with the lock)."""
+        if record_id not in self._owed:
+            self._owed[record_id] = key
+            self._keys[key] += 1
 
     def settled(self, record_id: int) -> None:
         """The record left the store (delivered or given up)."""
@@ -164,6 +158,7 @@ class Relay:
     def _run(self) -> None:
         while not self._stopping:
             try:
+                self._checkpointed = _checkpoint(self.store, self._checkpointed)
                 self._maybe_finish()
                 attempted, wait = self._pass()
             except Exception:  # never let the thread die: the records stay in the store
@@ -180,6 +175,7 @@ class Relay:
                     wait = until_scan if wait is None else min(wait, until_scan)
                 if self._deadline is not None:
                     wait = min(0.5 if wait is None else wait, max(0.01, self._deadline - time.monotonic()))
+                wait = 1.0 if wait is None else min(wait, 1.0)  # the next checkpoint, at the latest
                 if not self._stopping:
                     self._wake.wait(wait)
 
@@ -195,7 +191,7 @@ class Relay:
                 break
             if row.target in blocked:
                 continue
-            probe = self._probe_wait(row.target)
+            probe = self._routes.probe_wait(row.target)
             if probe is not None:
                 blocked[row.target] = probe
                 continue
@@ -212,13 +208,6 @@ class Relay:
             return False, None  # nothing more can be tried before close's deadline
         return False, wait
 
-    def _probe_wait(self, target: str | None) -> float | None:
-        """None when a delivery to ``target`` may be tried now; else seconds until a probe may."""
-        open_ones = [b for b in self._breakers_of(target) if not b.closed]
-        if not open_ones or all([b.try_probe() for b in open_ones]):
-            return None
-        return max(0.05, min(b.probe_delay() for b in open_ones))
-
     def _attempt(self, row: Row) -> None:
         try:
             payload = Payload.from_json(row.body)
@@ -229,7 +218,7 @@ class Relay:
             )
             return
         object.__setattr__(payload, "ref", {row.target: row.id})  # a fresh payload: ours to mark
-        destination = self._destination(row.target)
+        destination = self._routes.destination(row.target)
         with self._lock:
             resume = self._resumes.pop(row.id, None)
         try:
@@ -244,25 +233,6 @@ class Relay:
         self.store.delete([row.id])
         self.delivered += 1
         self.settled(row.id)
-
-    # -- destinations and breakers --------------------------------------------------------
-
-    def _destination(self, target: str | None) -> Transport:
-        """The synchronous form of ``target`` (a composite's child: found before the tree is
-        made synchronous, where a wrapper's name is gone), or of the whole transport."""
-        found = self._sync.get(target)
-        if found is None:
-            node = (self.transport.find(target) if target is not None else None) or self.transport
-            found = self._sync[target] = node.synchronous()
-        return found
-
-    def _breakers_of(self, target: str | None) -> list[Breaker]:
-        return [b for b in _leaf_breakers(self._destination(target)) if b is not None]
-
-    def _breaker_for(self, target: str | None) -> Breaker | None:
-        found = self._breakers_of(target)
-        open_ones = [b for b in found if not b.closed]
-        return open_ones[0] if open_ones else (found[0] if found else None)
 
     def _unpark(self) -> None:
         """A destination came back: what waited for it goes now (backoffs excepted)."""
@@ -280,21 +250,13 @@ class Relay:
             return
         self._next_scan = time.monotonic() + _RESCAN_EVERY
         taken, owners = self.store.adopt()
-        if not taken:
-            return
-        rows = self.store.rows("owner = ? AND state = 'retrying'", (self.store.owner,))
-        with self._lock:
-            for row in rows:
-                if row.id not in self._owed:
-                    self._owed[row.id] = row.run_key
-                    self._keys[row.run_key] += 1
-        self.adopted += taken
-        log.info(
-            "OpenLineage: delivering %d events that processes now gone (%s) left in the store %s",
-            taken,
-            ", ".join(sorted(owners)[:10]),
-            self.store.path,
-        )
+        if taken:
+            with self._lock:
+                for row in self.store.rows("owner = ? AND state = 'retrying'", (self.store.owner,)):
+                    self._track(row.id, row.run_key)
+            self.adopted += taken
+            where = f"{', '.join(sorted(owners)[:10])}) left in the store {self.store.path}"
+            log.info("OpenLineage: delivering %d events that processes now gone (%s", taken, where)
 
     # -- flushing and closing --------------------------------------------------------------
 
@@ -330,6 +292,61 @@ class Relay:
             self._wake.notify_all()
         if thread is not None and thread is not threading.current_thread():
             thread.join(max(0.0, min(0.5, deadline - time.monotonic())))
+
+
+def _checkpoint(store: Store, last: float) -> float:
+    """The store's checkpoints are made in the relay's thread, never in an emit (see
+    ``Store.checkpoint``): at most once a second, or every thousand commits. Returns when."""
+    unchecked, now = store.unchecked, time.monotonic()
+    if unchecked >= 1000 or (unchecked and now - last >= 1.0):
+        store.checkpoint()
+        return now
+    return last
+
+
+class _Routes:
+    """Where a record goes (a composite's child, or the whole transport), synchronously, and
+    the breakers on the way."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self._sync: dict[str | None, Transport] = {}
+
+    def destination(self, target: str | None) -> Transport:
+        """The synchronous form of ``target`` (a composite's child: found before the tree is
+        made synchronous, where a wrapper's name is gone), or of the whole transport."""
+        found = self._sync.get(target)
+        if found is None:
+            node = (self.transport.find(target) if target is not None else None) or self.transport
+            found = self._sync[target] = node.synchronous()
+        return found
+
+    def breakers_of(self, target: str | None) -> list[Breaker]:
+        return [b for b in _leaf_breakers(self.destination(target)) if b is not None]
+
+    def breaker_for(self, target: str | None) -> Breaker | None:
+        found = self.breakers_of(target)
+        open_ones = [b for b in found if not b.closed]
+        return open_ones[0] if open_ones else (found[0] if found else None)
+
+    def wait_after(self, error: DeliveryError, resume: Resume | None, target: str | None) -> float:
+        """Seconds before the next attempt after ``error``: its backoff (``Retry-After``), the
+        breaker's next probe, or none (not tried yet: in turn)."""
+        breaker = self.breaker_for(target)
+        if resume is not None:
+            if breaker is not None and not breaker.closed:
+                return max(resume.wait, breaker.probe_delay())
+            return resume.wait
+        if error.unreachable:  # a fresh retry budget with each probe
+            return breaker.probe_delay() if breaker is not None else 1.0
+        return 0.0
+
+    def probe_wait(self, target: str | None) -> float | None:
+        """None when a delivery to ``target`` may be tried now; else seconds until a probe may."""
+        open_ones = [b for b in self.breakers_of(target) if not b.closed]
+        if not open_ones or all([b.try_probe() for b in open_ones]):
+            return None
+        return max(0.05, min(b.probe_delay() for b in open_ones))
 
 
 def _leaf_breakers(transport: Transport) -> list[Breaker | None]:

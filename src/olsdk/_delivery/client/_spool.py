@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from olsdk._delivery.client._store import Row, Store, process_alive
+from olsdk._delivery.client._store import Row, SharedBreakers, Store, process_alive
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import DeliveryError
 from olsdk._foundation._secrets import scrub
@@ -306,7 +306,7 @@ class _Replay:
         self.store.delete([row.id])
         if row.state != "given_up":
             if not result.from_outbox:  # the backend answers: clients need not wait for a probe
-                self.store.clear_breaker()
+                SharedBreakers(self.store).clear_breaker()
             result.from_outbox += 1
         self.failures_in_a_row = 0
         result.delivered += 1

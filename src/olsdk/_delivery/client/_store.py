@@ -59,6 +59,7 @@ CREATE TABLE IF NOT EXISTS roles (name TEXT PRIMARY KEY, owner TEXT NOT NULL);
 """
 _COLUMNS = "id, run_key, target, kind, body, state, owner, attempts, next_try, reason, failed_by, retriable, created"
 _BUSY_MS = 10_000
+_CHECKPOINT_INLINE = 20_000  # commits after which a committing thread checkpoints (no relay did)
 # a retrying record of the owner that no earlier record of its run (and target) waits before
 _HEADS = (
     "owner = ? AND state = 'retrying' AND NOT EXISTS (SELECT 1 FROM records p WHERE p.run_key = r.run_key"
@@ -123,6 +124,19 @@ def _row(values: Sequence[Any]) -> Row:
     return row
 
 
+def _prepare_file(path: Path) -> None:
+    """The folder (0700) and the file (0600): records may hold anything a lineage holds."""
+    folder = path.parent
+    if not folder.is_dir():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
+    from olsdk._delivery.client._legacy import set_aside
+
+    set_aside(path)  # an NDJSON spool of an earlier olsdk at this path: migrated on open
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+
+
 class Store:
     """The database at ``path`` (``":memory:"``: this process only, when no spool is kept).
     Thread-safe; reopened in a forked child on first use there."""
@@ -135,6 +149,8 @@ class Store:
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self.owner = ""
+        self.unchecked = 0  # commits since the last checkpoint
+        self._checkpointer: tuple[int, sqlite3.Connection] | None = None
 
     # -- the connection -----------------------------------------------------------------
 
@@ -145,7 +161,7 @@ class Store:
         self._pid = os.getpid()
         self.owner = owner_token()
         if not self.memory:
-            self._prepare_file()
+            _prepare_file(self.path)
         conn = sqlite3.connect(
             ":memory:" if self.memory else str(self.path),
             isolation_level=None,
@@ -155,26 +171,18 @@ class Store:
         conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
         if not self.memory:
             conn.execute("PRAGMA journal_mode=WAL")
+            # no checkpoint in a committing thread (an emit): the relay's thread makes them, on
+            # a connection of its own (see checkpoint), so an emit never waits for a disk flush
+            conn.execute("PRAGMA wal_autocheckpoint=0")
         conn.execute(f"PRAGMA synchronous={'FULL' if self.fsync == 'always' else 'NORMAL'}")
         conn.executescript(_SCHEMA)
         self._conn = conn
         if not self.memory:
             from olsdk._delivery.client._legacy import migrate
 
-            migrate(self)
+            if migrate(self):
+                self.checkpoint()  # the one-time import, into the database now
         return conn
-
-    def _prepare_file(self) -> None:
-        """The folder (0700) and the file (0600): records may hold anything a lineage holds."""
-        folder = self.path.parent
-        if not folder.is_dir():
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(FileExistsError):
-                folder.mkdir(mode=0o700)
-        from olsdk._delivery.client._legacy import set_aside
-
-        set_aside(self.path)  # an NDJSON spool of an earlier olsdk at this path: migrated on open
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -188,6 +196,22 @@ class Store:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+            self.unchecked += 1
+        if self.unchecked >= _CHECKPOINT_INLINE:  # no relay made one for that long: this thread does
+            self.checkpoint()
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database (SQLite's PASSIVE checkpoint: writers
+        never wait for it), on a connection of the calling thread's own."""
+        if self.memory or self._conn is None:
+            return
+        self.unchecked = 0
+        found = self._checkpointer
+        if found is None or found[0] != os.getpid():
+            conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=1.0)
+            found = self._checkpointer = (os.getpid(), conn)
+        with contextlib.suppress(sqlite3.Error):
+            found[1].execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def query(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         conn = self._connect()
@@ -196,6 +220,7 @@ class Store:
 
     def close(self) -> None:
         if self._conn is not None and self._pid == os.getpid():
+            self.checkpoint()
             with self._lock:
                 self._conn.close()
         self._conn = None
@@ -313,10 +338,6 @@ class Store:
     def rows(self, where: str = "1", args: Sequence[Any] = ()) -> list[Row]:
         return [_row(v) for v in self.query(f"SELECT {_COLUMNS} FROM records WHERE {where} ORDER BY id", args)]
 
-    def get(self, record_id: int) -> Row | None:
-        found = self.rows("id = ?", (record_id,))
-        return found[0] if found else None
-
     def unpark(self, keep: Sequence[int]) -> None:
         """A destination is back: this process's retries that waited for it are due now
         (those waiting out a backoff, ``keep``, excepted)."""
@@ -336,10 +357,6 @@ class Store:
             return False
         conn.execute("INSERT OR REPLACE INTO roles (name, owner) VALUES (?, ?)", (name, self.owner))
         return True
-
-    def drop_role(self, name: str) -> None:
-        with self.transaction() as conn:
-            conn.execute("DELETE FROM roles WHERE name = ? AND owner = ?", (name, self.owner))
 
     def adopt(self, role: str = "finisher") -> tuple[int, set[str]]:
         """Take over the records owed by processes that are gone (or that released them),
@@ -363,21 +380,26 @@ class Store:
                 ).rowcount
             return taken, {o or "released" for o in gone}
 
-    # -- the breakers' shared state -----------------------------------------------------------
+
+class SharedBreakers:
+    """The breakers' state shared by the processes of a host: a row per destination (its hash)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
     def breaker_state(self, identity: str) -> tuple[float, float, str] | None:
-        found = self.query("SELECT until, cooldown, reason FROM breakers WHERE identity = ?", (identity,))
+        found = self.store.query("SELECT until, cooldown, reason FROM breakers WHERE identity = ?", (identity,))
         return (float(found[0][0]), float(found[0][1]), str(found[0][2])) if found else None
 
     def set_breaker(self, identity: str, until: float, cooldown: float, reason: str) -> None:
-        with self.transaction() as conn:
+        with self.store.transaction() as conn:
             conn.execute(
                 "INSERT OR REPLACE INTO breakers (identity, until, cooldown, reason) VALUES (?, ?, ?, ?)",
                 (identity, until, cooldown, reason[:300]),
             )
 
     def clear_breaker(self, identity: str | None = None) -> None:
-        with self.transaction() as conn:
+        with self.store.transaction() as conn:
             if identity is None:
                 conn.execute("DELETE FROM breakers")
             else:
@@ -385,7 +407,7 @@ class Store:
 
     def claim_probe(self, identity: str, cooldown: float) -> bool:
         """Move the shared probe time on by ``cooldown``; False when another process holds it."""
-        with self.transaction() as conn:
+        with self.store.transaction() as conn:
             found = conn.execute("SELECT until FROM breakers WHERE identity = ?", (identity,)).fetchone()
             if found is None:
                 return True  # gone: someone delivered
