@@ -36,7 +36,7 @@ __all__ = ["Row", "Store", "owner_token", "process_alive"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    id INTEGER PRIMARY KEY,
     run_key TEXT NOT NULL,
     target TEXT,
     kind TEXT NOT NULL DEFAULT 'event',
@@ -50,7 +50,6 @@ CREATE TABLE IF NOT EXISTS records (
     retriable INTEGER NOT NULL DEFAULT 1,
     created REAL NOT NULL
 );
-CREATE INDEX IF NOT EXISTS records_owner ON records (owner, state, next_try);
 CREATE INDEX IF NOT EXISTS records_run ON records (run_key, id);
 CREATE TABLE IF NOT EXISTS breakers (
     identity TEXT PRIMARY KEY, until REAL NOT NULL, cooldown REAL NOT NULL, reason TEXT NOT NULL
@@ -59,6 +58,10 @@ CREATE TABLE IF NOT EXISTS roles (name TEXT PRIMARY KEY, owner TEXT NOT NULL);
 """
 _COLUMNS = "id, run_key, target, kind, body, state, owner, attempts, next_try, reason, failed_by, retriable, created"
 _BUSY_MS = 10_000
+_INSERT = (
+    "INSERT INTO records (run_key, target, kind, body, state, owner, attempts, next_try, reason, failed_by,"
+    " retriable, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 _CHECKPOINT_INLINE = 20_000  # commits after which a committing thread checkpoints (no relay did)
 # a retrying record of the owner that no earlier record of its run (and target) waits before
 _HEADS = (
@@ -169,6 +172,7 @@ class Store:
             timeout=_BUSY_MS / 1000,
         )
         conn.execute(f"PRAGMA busy_timeout={_BUSY_MS}")
+        conn.execute("PRAGMA page_size=1024")  # a new database: a record is a few hundred bytes
         if not self.memory:
             conn.execute("PRAGMA journal_mode=WAL")
             # no checkpoint in a committing thread (an emit): the relay's thread makes them, on
@@ -196,7 +200,10 @@ class Store:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
-            self.unchecked += 1
+        self._committed()
+
+    def _committed(self) -> None:
+        self.unchecked += 1
         if self.unchecked >= _CHECKPOINT_INLINE:  # no relay made one for that long: this thread does
             self.checkpoint()
 
@@ -243,22 +250,24 @@ class Store:
     ) -> list[int]:
         """Insert one record per target, committed before this returns; their ids."""
         now = time.time()
+        conn = self._connect()  # first: it names this process's owner
+        who = self.owner if owner is True else owner
+        rows = [(run_key, t, kind, body, state, who, attempts, now, reason, failed_by, retriable, now) for t in targets]
+        if len(rows) == 1:  # one statement: its own transaction (the commit per event of emit)
+            with self._lock:
+                found = conn.execute(_INSERT, rows[0]).lastrowid
+            self._committed()
+            return [int(found or 0)]
         with self.transaction() as conn:
-            who = self.owner if owner is True else owner
-            return [
-                int(
-                    conn.execute(
-                        "INSERT INTO records (run_key, target, kind, body, state, owner, attempts, next_try, reason,"
-                        " failed_by, retriable, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (run_key, target, kind, body, state, who, attempts, now, reason, failed_by, retriable, now),
-                    ).lastrowid
-                    or 0
-                )
-                for target in targets
-            ]
+            return [int(conn.execute(_INSERT, row).lastrowid or 0) for row in rows]
 
     def delete(self, ids: Sequence[int]) -> None:
-        if ids:
+        if len(ids) == 1:  # one statement: its own transaction
+            conn = self._connect()
+            with self._lock:
+                conn.execute("DELETE FROM records WHERE id = ?", (ids[0],))
+            self._committed()
+        elif ids:
             with self.transaction() as conn:
                 conn.executemany("DELETE FROM records WHERE id = ?", [(i,) for i in ids])
 
