@@ -285,13 +285,13 @@ def cost_rows(rounds: int, sample_seconds: float) -> list[str]:
             "olsdk, noop transport, write-ahead on (default)",
             {"type": "noop"},
             {"path": str(base / "wa.ndjson"), "write_ahead": True},
-            "record written to the outbox, then acknowledged",
+            "record committed to the store, then deleted",
         )
         olsdk_client(
             "olsdk, noop transport, write-ahead + fsync always",
             {"type": "noop"},
             {"path": str(base / "fsync.ndjson"), "fsync": "always"},
-            "fsync of every record (survives power loss)",
+            "synchronous=FULL: a disk flush per commit (survives power loss)",
         )
         olsdk_client(
             "olsdk, file transport (append), write-ahead off",

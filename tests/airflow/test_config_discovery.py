@@ -19,9 +19,8 @@ from typing import Any
 
 import pytest
 
-from olsdk._delivery.client._outbox import outbox_dir
 from olsdk._integrations._cli import main
-from olsdk.client import OpenLineageClient
+from olsdk.client import OpenLineageClient, Spool
 from tests.airflow.harness import Site, Sites, compat, venv_bin
 from tests.support.client_testkit import LineageServer, run_event
 
@@ -243,10 +242,8 @@ def test_replay_finds_the_provider_transport_and_its_spool(
     for number in range(3):
         client.emit(run_event(job=f"task_{number}"))
     client.close(5)
-    # written ahead: the undelivered events wait in the spool's outbox, one segment for this process
-    lines = [json.loads(line) for f in outbox_dir(spool).glob("*.ndjson") for line in f.read_text().splitlines()]
-    acked = {line["ack"] for line in lines if "ack" in line}
-    waiting = [line["event"]["job"]["name"] for line in lines if "event" in line and line["seq"] not in acked]
+    # written ahead: the undelivered events wait in the spool's store
+    waiting = [record["event"]["job"]["name"] for record in Spool(spool).records()]
     assert sorted(waiting) == ["task_0", "task_1", "task_2"]
     server = LineageServer()
     try:
@@ -258,7 +255,7 @@ def test_replay_finds_the_provider_transport_and_its_spool(
     finally:
         server.stop()
     assert f"delivered 3, kept 0 in {spool}" in out
-    assert not list(outbox_dir(spool).glob("*.ndjson"))  # finished: the outbox is empty
+    assert len(Spool(spool)) == 0  # finished: the store is empty
     assert sorted(e["job"]["name"] for e in server.events) == ["task_0", "task_1", "task_2"]
     code, out, _ = show(capsys)
     origin = "[openlineage] transport (environment variable AIRFLOW__OPENLINEAGE__TRANSPORT)"

@@ -130,8 +130,8 @@ def test_secrets_stay_out_of_logs_reprs_and_spool(
     )
     with caplog.at_level(logging.DEBUG, logger="olsdk"):
         client.emit(run_event())
-    # issue 23: the event stays in the outbox beside the spool file; every file written is checked
-    written = "".join(p.read_text() for p in sorted(tmp_path.rglob("*")) if p.is_file())
+    # the event stays in the store (the spool's SQLite database); every file written is checked
+    written = "".join(p.read_bytes().decode("utf-8", "replace") for p in sorted(tmp_path.rglob("*")) if p.is_file())
     assert '"eventType":"START"' in written
     texts = [caplog.text, repr(client), repr(client.transport), written, repr(client.config)]
     for text in texts:
@@ -274,7 +274,10 @@ def test_credentials_a_server_echoes_stay_out_of_spool_logs_tracebacks_and_repla
         )
     finally:
         server.stop()
-    texts = {"spool": spool_path.read_text(), "log": caplog.text, "traceback": tb, "replay": done.stdout + done.stderr}
+    # the store's records as read back, and every byte of its files
+    files = "".join(f.read_bytes().decode("utf-8", "replace") for f in tmp_path.glob("spool.ndjson*"))
+    spool_text = json.dumps(list(Spool(spool_path).records())) + files
+    texts = {"spool": spool_text, "log": caplog.text, "traceback": tb, "replay": done.stdout + done.stderr}
     for where, text in texts.items():
         for secret in ("pw-S3CRET", token, "Q-S3CRET"):
             assert secret not in text, f"{secret} shown in the {where}"

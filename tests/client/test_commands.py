@@ -49,7 +49,7 @@ def test_config_show_prints_every_effective_value_with_defaults(
     out = capsys.readouterr().out
     assert f"timeout: 3.0    # {tmp_path / 'openlineage.yml'}" in out
     assert "endpoint: api/v1/lineage    # default" in out
-    assert f"path: {tmp_path / 'state' / 'olsdk' / 'spool.ndjson'}    # default" in out
+    assert f"path: {tmp_path / 'state' / 'olsdk' / 'spool.db'}    # default" in out
     assert "total: 5    # default" in out and "status_forcelist: [429, 500, 502, 503, 504]    # default" in out
     assert "producer: https://github.com/olsdk/olsdk    # default" in out
     (tmp_path / "openlineage.yml").unlink()
@@ -150,10 +150,10 @@ def test_cli_replay(
     monkeypatch.setenv("OPENLINEAGE_URL", server.url)
     assert main(["replay", str(spool), "--dry-run"]) == 0
     assert "would resend 1" in capsys.readouterr().out
-    # issue 23: the event waits in the outbox of a client that is still open: it is that
-    # client's to deliver (its relay retries), and replay leaves it alone, saying so
+    # the event is owed by a client that is still open: it is that client's to deliver (its
+    # relay retries), and replay leaves it alone, saying so
     assert main(["replay", str(spool)]) == 0
-    assert "1 events in the outbox belong to processes still running" in capsys.readouterr().out
+    assert "1 events belong to processes still running" in capsys.readouterr().out
     assert server.events == []
     down.close(0)
     assert main(["replay", str(spool)]) == 0

@@ -1,4 +1,4 @@
-"""Write-ahead delivery (issue 23): every event is on disk before ``emit`` returns, in every
+"""Write-ahead delivery: every event is committed to the store before ``emit`` returns, in every
 mode; a process killed (SIGKILL) or ended with ``os._exit`` loses nothing; a later process
 finishes the job, in emit order per run, once, one owner of a record at a time.
 
@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from olsdk._delivery.client._outbox import outbox_dir
 from olsdk.client import OpenLineageClient, Spool, replay
 from olsdk.transports import create_transport
 from tests.support.client_testkit import run_event
@@ -124,7 +123,7 @@ def test_killed_with_the_backend_down_then_a_later_process_delivers_everything_o
     for run in {e["run"]["runId"] for e in events}:  # each run in emit order
         seqs = [e["seq"] for e in stored if e["run"]["runId"] == run]
         assert seqs == sorted(seqs) if copies == 1 else sorted(seqs) == sorted(seqs)
-    assert not list(outbox_dir(spool).glob("*.ndjson"))  # delivered records left the outbox
+    assert len(Spool(spool)) == 0  # delivered records left the store
 
 
 def test_batch_mode_with_the_backend_up_and_os_exit_loses_nothing(tmp_path: Path) -> None:
@@ -138,7 +137,7 @@ def test_batch_mode_with_the_backend_up_and_os_exit_loses_nothing(tmp_path: Path
         done = run_script(script, tmp_path, input="\n".join(json.dumps(e) for e in events))
         assert done.returncode == 0, done.stderr
         # what the child posted before os._exit (batches start at one event) may be stored
-        # without its acknowledgement in the outbox: at most those come twice
+        # without its deletion from the store: at most those come twice
         before = len(server.events())
         later_client(spool, server.url, tmp_path, wait_for=len(events) - before)
         ledger = Ledger.count(events, server.events())
@@ -169,12 +168,7 @@ def test_logging_shutdown_before_os_exit_sends_what_memory_held(mode: str, tmp_p
     finally:
         server.stop()
     assert Ledger.count(events, stored).lost == 0 and len(stored) == len(events)
-    lines = [json.loads(line) for f in outbox_dir(spool).glob("*.ndjson") for line in f.read_text().splitlines()]
-    written, acked = (
-        {line["seq"] for line in lines if "event" in line},
-        {line["ack"] for line in lines if "ack" in line},
-    )
-    assert len(written) == len(events) and acked == written  # each acknowledged: no later process resends it
+    assert len(Spool(spool)) == 0  # each delivered record left the store: no later process resends it
 
 
 def test_a_process_pool_worker_delivers_its_batch_when_the_pool_shuts_down(tmp_path: Path) -> None:
@@ -225,7 +219,7 @@ def test_a_run_split_across_dead_processes_is_finished_in_emit_order(tmp_path: P
         script = EMIT_AND_EXIT.format(transport={"type": "http", "url": url}, spool=str(spool), end="os._exit(0)")
         done = run_script(script, tmp_path, input="\n".join(json.dumps(e) for e in wave))
         assert done.returncode == 0, done.stderr
-    assert len(list(outbox_dir(spool).glob("*.ndjson"))) == 3
+    assert len(Spool(spool)) == 15  # every event of the three processes kept
     server = FaultServer(port=port)
     try:
         later_client(spool, url, tmp_path, wait_for=15)
@@ -296,7 +290,7 @@ def test_concurrent_finishers_and_writers_neither_lose_nor_duplicate(tmp_path: P
     for run in {e["run"]["runId"] for e in everything}:
         seqs = [e["seq"] for e in stored if e["run"]["runId"] == run]
         assert seqs == sorted(seqs)  # every run in emit order, across processes
-    assert not list(outbox_dir(spool).glob("*.ndjson"))
+    assert len(Spool(spool)) == 0
 
 
 def test_a_finisher_killed_mid_delivery_loses_nothing(tmp_path: Path) -> None:
@@ -324,7 +318,7 @@ def test_a_finisher_killed_mid_delivery_loses_nothing(tmp_path: Path) -> None:
     assert 0 < killed_at < 200
     assert ledger.lost == 0
     assert ledger.duplicates <= 1  # at most the one post in flight when it was killed
-    assert not list(outbox_dir(spool).glob("*.ndjson"))
+    assert len(Spool(spool)) == 0
 
 
 def test_a_forked_child_ending_with_os_exit_says_once_where_its_events_are(tmp_path: Path) -> None:
@@ -346,7 +340,7 @@ def test_a_forked_child_ending_with_os_exit_says_once_where_its_events_are(tmp_p
     done = run_script(script, tmp_path)
     told = [line for line in done.stderr.splitlines() if "later client delivers it" in line]
     assert len(told) == 1, done.stderr
-    assert f"olsdk replay {spool}" in told[0] and str(outbox_dir(spool)) in told[0]
+    assert f"olsdk replay {spool}" in told[0] and f"kept in the store {spool}" in told[0]
     assert len(Spool(spool)) == 5
 
 
@@ -359,37 +353,32 @@ def test_write_ahead_can_be_switched_off_in_code_and_by_variable(tmp_path: Path)
             environ={},
         )
         off.emit(run_event())
-        assert off.outbox is None and not outbox_dir(tmp_path / "a" / "spool").exists()
+        assert not off.write_ahead and len(Spool(tmp_path / "a" / "spool")) == 0  # nothing failed: nothing kept
         env = {"OPENLINEAGE_URL": server.url, "OPENLINEAGE__SPOOL__WRITE_AHEAD": "false"}
         by_env = OpenLineageClient(spool=tmp_path / "b" / "spool", environ=env)
-        assert by_env.outbox is None
+        assert not by_env.write_ahead
         on = OpenLineageClient(spool=tmp_path / "c" / "spool", environ={"OPENLINEAGE_URL": server.url})
         on.emit(run_event())
-        assert on.outbox is not None and on.outbox.written == 1
+        assert on.write_ahead
         assert off.close() and by_env.close() and on.close()
         assert len(server.events()) == 2
     finally:
         server.stop()
-    assert not list(outbox_dir(tmp_path / "c" / "spool").glob("*.ndjson"))  # delivered: left it
+    assert len(Spool(tmp_path / "c" / "spool")) == 0  # delivered: left it
 
 
-def test_segments_rotate_and_delivered_ones_are_deleted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import olsdk._delivery.client._outbox as outbox_module
-
-    monkeypatch.setattr(outbox_module, "SEGMENT_BYTES", 4000)  # about ten events a segment
+def test_delivered_records_leave_the_store(tmp_path: Path) -> None:
     server = FaultServer()
     spool = tmp_path / "spool"
     try:
         client = OpenLineageClient(config={"transport": {"type": "http", "url": server.url}}, spool=spool, environ={})
         for event in events_of(0, 100):
             client.emit(event)
-        assert client.outbox is not None and client.outbox.written == 100
-        assert len(list(outbox_dir(spool).glob("*.ndjson"))) <= 1  # sealed and delivered: deleted
+        assert client.write_ahead and len(Spool(spool)) == 0  # each written ahead, delivered, deleted
         assert client.close()
     finally:
         server.stop()
     assert len(server.events()) == 100
-    assert not list(outbox_dir(spool).glob("*.ndjson"))
 
 
 def test_fsync_always_writes_and_delivers_the_same(tmp_path: Path) -> None:
@@ -399,7 +388,7 @@ def test_fsync_always_writes_and_delivers_the_same(tmp_path: Path) -> None:
         with OpenLineageClient(config=config, spool=tmp_path / "spool", environ={}) as client:
             for event in events_of(0, 20):
                 client.emit(event)
-            assert client.outbox is not None and client.outbox.fsync == "always"
+            assert client.spool is not None and client.spool.store.fsync == "always"
     finally:
         server.stop()
     assert len(server.events()) == 20
@@ -426,17 +415,18 @@ def test_replay_finishes_old_spool_records_and_the_outbox_of_a_dead_process(tmp_
     try:
         done = run_cli("replay", str(spool), home=tmp_path, OPENLINEAGE_URL=url)
         assert done.returncode == 0, done.stderr
-        assert "delivered 7, kept 0" in done.stdout and "4 of those delivered came from its outbox" in done.stdout
+        assert "delivered 7, kept 0" in done.stdout
+        assert "4 of those delivered were left owed by processes now gone" in done.stdout
         ledger = Ledger.count(old + new, server.events())
     finally:
         server.stop()
     assert (ledger.delivered_once, ledger.duplicates, ledger.lost) == (7, 0, 0)
-    assert not spool.exists() and not list(outbox_dir(spool).glob("*.ndjson"))
+    assert len(Spool(spool)) == 0
 
 
-def test_the_outbox_format_is_readable_and_attempts_are_counted_as_they_happen(tmp_path: Path) -> None:
-    """Each failed attempt is a line in the segment when it happens (a process killed in the
-    middle of its retries still tells how many it made)."""
+def test_attempts_are_counted_in_the_store_as_they_happen(tmp_path: Path) -> None:
+    """Each failed attempt is committed when it happens (a process killed in the middle of its
+    retries still tells how many it made)."""
     server = FaultServer()
     server.script.extend([503] * 100)
     spool = tmp_path / "spool.ndjson"
@@ -456,15 +446,9 @@ def test_the_outbox_format_is_readable_and_attempts_are_counted_as_they_happen(t
         proc.wait(30)
     finally:
         server.stop()
-    (segment,) = outbox_dir(spool).glob("*.ndjson")
-    lines = [json.loads(line) for line in segment.read_text().splitlines()]
-    header, record, *notes = lines
-    assert header["v"] == 2 and header["pid"] == proc.pid and "startedAt" in header
-    assert record["v"] == 2 and record["seq"] == 1 and record["event"] == run_event()
-    assert [n["fail"] for n in notes] == [1] * len(notes) and len(notes) >= 3
-    assert all(n["attempts"] == 1 and "HTTP 503" in n["reason"] for n in notes)
     (shown,) = Spool(spool).records()
-    assert shown["attempts"] == len(notes) == server.posts
+    assert shown["event"] == run_event() and shown["state"] == "retrying" and "HTTP 503" in shown["reason"]
+    assert shown["attempts"] == server.posts >= 3
 
 
 def test_replay_leaves_what_a_running_process_holds(tmp_path: Path) -> None:
@@ -485,7 +469,7 @@ def test_replay_leaves_what_a_running_process_holds(tmp_path: Path) -> None:
         ready, _, _ = select.select([holder.stdout], [], [], 60)
         assert ready and holder.stdout.readline().strip() == "emitted"
         done = run_cli("replay", str(spool), home=tmp_path, OPENLINEAGE_URL=url)
-        assert "1 events in the outbox belong to processes still running" in done.stdout
+        assert "1 events belong to processes still running" in done.stdout
         assert len(Spool(spool)) == 1
     finally:
         os.kill(holder.pid, signal.SIGKILL)

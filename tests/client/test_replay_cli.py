@@ -132,7 +132,7 @@ def test_send_with_the_backend_down_spools_the_rest_and_replay_finishes(tmp_path
         sent = run_cli(
             "send", "events.ndjson", home=tmp_path, OPENLINEAGE_URL=url, OPENLINEAGE__TRANSPORT__RETRY__TOTAL=no_retries
         )
-        spool = tmp_path / "state" / "olsdk" / "spool.ndjson"
+        spool = tmp_path / "state" / "olsdk" / "spool.db"
         spooled = [r["event"] for r in Spool(spool).records()]
         replayed = run_cli(
             "replay", home=tmp_path, OPENLINEAGE_URL=url, OPENLINEAGE__TRANSPORT__RETRY__TOTAL=no_retries

@@ -53,7 +53,7 @@ def test_undeliverable_events_are_spooled_and_replayed(
 ) -> None:
     from openlineage.client import OpenLineageClient as Official
 
-    spool = tmp_path / "spool.ndjson"
+    spool = tmp_path / "spool.db"
     down = {"type": "http", "url": f"http://127.0.0.1:{free_port}", "retry": {"total": 0}}
     official_env(
         monkeypatch,
@@ -88,7 +88,7 @@ def test_the_default_spool_is_where_olsdk_replay_looks(
     down = {"type": "http", "url": f"http://127.0.0.1:{free_port}", "retry": {"total": 0}}
     transport = OlsdkTransport(OlsdkTransportConfig.from_dict({"type": COMPAT, "transport": down}))
     try:
-        assert transport.client.spool.path == default_spool_path() == tmp_path / "state" / "olsdk" / "spool.ndjson"
+        assert transport.client.spool.path == default_spool_path() == tmp_path / "state" / "olsdk" / "spool.db"
         assert transport.client.transport.url.startswith(f"http://127.0.0.1:{free_port}")
     finally:
         transport.close(5)
@@ -126,7 +126,7 @@ def test_forked_workers_of_the_official_client_ending_with_os_exit_lose_nothing(
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
-    spool = tmp_path / "spool.ndjson"
+    spool = tmp_path / "spool.db"
     section = {"type": COMPAT, "transport": {"type": "http", "url": url}, "spool": {"path": str(spool)}}
     script = f"""
         import os

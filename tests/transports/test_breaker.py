@@ -160,8 +160,11 @@ def test_a_fresh_process_probes_once_it_is_due_and_finds_the_backend_back(tmp_pa
     """
     first = run_script(script, tmp_path, input=json.dumps(run_event(job="while-down")))
     assert first.returncode == 0, first.stderr
-    shared = list((tmp_path / "spool.ndjson.outbox").glob("breaker-*.json"))
-    assert len(shared) == 1  # the first process told the others
+
+    def shared() -> list[Any]:
+        return list(Spool(spool).store.query("SELECT until FROM breakers"))
+
+    assert len(shared()) == 1  # the first process told the others, in the store
     server = FaultServer(port=port)
     try:
         time.sleep(0.5)  # the probe it announced is due
@@ -170,12 +173,14 @@ def test_a_fresh_process_probes_once_it_is_due_and_finds_the_backend_back(tmp_pa
         assert [e["job"]["name"] for e in server.events()] == ["back"]  # delivered by emit itself
     finally:
         server.stop()
-    assert not shared[0].exists()  # the success told the others the backend is back
+    assert shared() == []  # the success told the others the backend is back
 
 
 def test_a_probe_refused_at_once_keeps_the_cooldown_and_a_slow_one_doubles_it() -> None:
     """A refused probe costs nothing, so the backend's return is seen within `cooldown`; a probe
-    that waited for a timeout makes the next wait twice as long (up to `max_cooldown`)."""
+    that waited for a timeout makes the next wait twice as long (up to `max_cooldown`). The rule
+    is checked on the cooldowns and on the formula's bounds (cooldown x jitter 0.8-1.2), never
+    on how long a wait took."""
     from olsdk._delivery.transports._breaker import Breaker, BreakerSettings
     from olsdk._foundation._exceptions import DeliveryError
 
@@ -183,17 +188,16 @@ def test_a_probe_refused_at_once_keeps_the_cooldown_and_a_slow_one_doubles_it() 
     unreachable = DeliveryError("cannot connect", unreachable=True)
     breaker.failure(unreachable)
     assert not breaker.closed
-    waits = []
+    cooldowns, waits = [], []
     for slow in (False, False, True, True, True, False):
         assert wait_until(breaker.try_probe, 5)
         if slow:
-            time.sleep(0.3)  # a probe that met a timeout
+            time.sleep(0.3)  # a probe that met a timeout (longer than a refusal takes)
         breaker.failure(unreachable)
+        cooldowns.append(breaker.cooldown)
         waits.append(breaker.probe_delay())
-    # cooldown x jitter (0.8-1.2): 0.05, 0.05, then 0.1, 0.2, 0.3 (the maximum), then 0.05 again
-    fast, slow = (0.0, 0.07), [(0.07, 0.13), (0.15, 0.25), (0.23, 0.37)]
-    assert [fast[0] < w <= fast[1] for w in (waits[0], waits[1], waits[5])] == [True] * 3, waits
-    assert all(low <= w <= high for w, (low, high) in zip(waits[2:5], slow, strict=True)), waits
+    assert cooldowns == [0.05, 0.05, 0.1, 0.2, 0.3, 0.05]  # kept, doubled up to the maximum, kept again
+    assert all(0 <= w <= c * 1.2 for w, c in zip(waits, cooldowns, strict=True)), (waits, cooldowns)
 
 
 def test_the_breaker_leaves_the_global_random_state_alone() -> None:

@@ -50,7 +50,7 @@ def test_burst_of_10000_all_delivered_in_order_per_run(server: LineageServer, tm
         seqs[event["run"]["runId"]].append(event["seq"])
     assert len(seqs) == 40
     assert all(s == list(range(250)) for s in seqs.values())
-    assert not (tmp_path / "spool").exists()
+    assert len(Spool(tmp_path / "spool")) == 0
 
 
 def test_burst_through_batch_mode(server: LineageServer, tmp_path: Path) -> None:
@@ -149,7 +149,7 @@ for _ in range(200):
 """
     subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
     assert len(server.events) == 200
-    assert not (tmp_path / "spool").exists()
+    assert len(Spool(tmp_path / "spool")) == 0
 
 
 # -- shutdown, fork and concurrency (issue 13) --------------------------------------------
@@ -245,7 +245,7 @@ def test_a_forked_child_sends_its_own_events_and_never_the_parents(tmp_path: Pat
         server.stop()
     assert done.stdout.split() == ["0", "True"], done.stderr
     assert Ledger.count(parent_events + child_events, stored) == Ledger(220, 220, 0, 0, 0)
-    assert not spool.exists()
+    assert len(Spool(spool)) == 0
     ours = [e["seq"] for e in stored if e["job"]["name"] == "job0"]
     assert ours == sorted(ours)  # the parent's run still in order
 
@@ -313,4 +313,4 @@ def test_16_threads_x_500_events_are_delivered_concurrently_in_run_order(tmp_pat
     for event in stored:
         seqs[event["run"]["runId"]].append(event["seq"])
     assert all(s == sorted(s) for s in seqs.values()) and len(seqs) == 16
-    assert not (tmp_path / "spool").exists()
+    assert len(Spool(tmp_path / "spool")) == 0

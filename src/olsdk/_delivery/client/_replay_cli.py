@@ -23,13 +23,21 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from olsdk._delivery._config import LoadedConfig, scrub
 from olsdk._delivery.client._config import load_config, spool_setting
 from olsdk._delivery.client._input import Refused, serialise
-from olsdk._delivery.client._spool import ReplayInProgress, ReplayProgress, Spool, default_spool_path, replay
+from olsdk._delivery.client._spool import (
+    ReplayInProgress,
+    ReplayProgress,
+    ReplayResult,
+    Spool,
+    default_spool_path,
+    replay,
+)
 from olsdk._delivery.transports._base import Payload, Transport, describe_event
 from olsdk._delivery.transports._factory import create_transport
 from olsdk._foundation._exceptions import ConfigError, DeliveryError, Problem
@@ -152,26 +160,36 @@ def _looks_like_plain_events(path: Path) -> bool:
     return False
 
 
+def _spool_to_replay(args: argparse.Namespace, loaded: LoadedConfig) -> Path | int:
+    """The spool's path, or the exit status when there is nothing to replay (or it is no spool)."""
+    explicit = args.spool is not None
+    path = Path(args.spool or spool_setting(loaded)[0] or default_spool_path(dict(os.environ)))
+    if path.suffix == ".outbox" and path.is_dir():  # an earlier olsdk's outbox folder named itself
+        path = path.with_suffix("")
+    earlier = [path.with_name(path.name + ".outbox")]
+    if path.suffix == ".db":
+        earlier += [path.with_suffix(".ndjson"), path.with_suffix(".ndjson.outbox")]
+    if not path.exists() and not any(p.exists() for p in earlier):
+        if explicit:
+            print(f"olsdk: no spool file at {path}", file=sys.stderr)
+            return 2
+        print(f"nothing to replay: no spool file at {path}")
+        return 0
+    if path.is_file() and _looks_like_plain_events(path):
+        print(
+            f"olsdk: {path} holds plain events, not spool records; send them with `olsdk send {path}`",
+            file=sys.stderr,
+        )
+        return 2
+    return path
+
+
 def _replay(args: argparse.Namespace) -> int:
     try:
         loaded = load_config(airflow=True)
-        explicit = args.spool is not None
-        path = Path(args.spool or spool_setting(loaded)[0] or default_spool_path(dict(os.environ)))
-        if path.suffix == ".outbox" and path.is_dir():  # the outbox folder named itself
-            path = path.with_suffix("")
-        outbox = Spool(path).outbox_dir
-        if not path.exists() and not outbox.is_dir():
-            if explicit:
-                print(f"olsdk: no spool file at {path} (nor its outbox {outbox})", file=sys.stderr)
-                return 2
-            print(f"nothing to replay: no spool file at {path}")
-            return 0
-        if path.is_file() and _looks_like_plain_events(path):
-            print(
-                f"olsdk: {path} holds plain events, not spool records; send them with `olsdk send {path}`",
-                file=sys.stderr,
-            )
-            return 2
+        path = _spool_to_replay(args, loaded)
+        if isinstance(path, int):
+            return path
         transport = _transport(loaded)
     except ConfigError as exc:
         print(f"olsdk: invalid OpenLineage configuration: {exc}", file=sys.stderr)
@@ -183,31 +201,34 @@ def _replay(args: argparse.Namespace) -> int:
 
     try:
         result = replay(
-            path,
-            transport,
-            dry_run=args.dry_run,
-            wait=args.wait,
-            max_failures=args.max_failures or None,
+            path, transport, dry_run=args.dry_run, wait=args.wait, max_failures=args.max_failures or None,
             progress=progress,
-        )
+        )  # fmt: skip
     except ReplayInProgress as exc:
         print(f"olsdk: {exc} (or pass --wait)", file=sys.stderr)
         return 3
     finally:
         transport.close()
         meter.end()
+    return _replay_summary(args, path, result, meter)
+
+
+def _replay_summary(args: argparse.Namespace, path: Path, result: ReplayResult, meter: _Meter) -> int:
     if args.dry_run:
         print(f"would resend {result.kept}, kept 0 in {path}" + _extra(result.unreadable, result.refused))
         return 0
     print(
         f"delivered {result.delivered}, kept {result.kept} in {path} ({meter.rate(result.delivered + result.kept)})"
         + _extra(result.unreadable, result.refused)
-        + (f", resumed at byte {result.resumed_at}" if result.resumed_at else "")
-        + (f"; {result.from_outbox} of those delivered came from its outbox" if result.from_outbox else "")
+        + (
+            f"; {result.from_outbox} of those delivered were left owed by processes now gone"
+            if result.from_outbox
+            else ""
+        )
     )
     if result.live:
         print(
-            f"  {result.live} events in the outbox belong to processes still running (or finishing it): "
+            f"  {result.live} events belong to processes still running (or finishing them): "
             "they deliver them; run again after they end to resend what they leave"
         )
     for reason in sorted(set(result.reasons))[:5]:
@@ -293,6 +314,82 @@ def _split(data: bytes) -> Iterator[tuple[int, bytes]]:
             yield number, line.strip()
 
 
+@dataclass
+class _Sending:
+    """What ``olsdk send`` did so far."""
+
+    args: argparse.Namespace
+    sender: Transport
+    spool: Spool
+    max_event_bytes: int
+    delivered: int = 0
+    spooled: int = 0
+    refused: int = 0
+    invalid: int = 0
+    in_a_row: int = 0
+    done: int = 0
+    stopped: str | None = None
+    reasons: set[str] = field(default_factory=set)
+
+    def one(self, location: str, line: bytes) -> None:
+        self.done += 1
+        try:
+            body, data = serialise(line, self.max_event_bytes)
+        except Refused as exc:
+            self.refused += 1
+            if self.refused <= 10:
+                print(f"olsdk: {location}: not sent: {exc.reason}", file=sys.stderr)
+            return
+        problems = validate_event(body)
+        if problems:
+            self.invalid += 1
+            if self.invalid <= SHOWN_INVALID:
+                _say_invalid(location, problems, self.args.force)
+            if not self.args.force:
+                return
+        payload = describe_event(data, body) if data is not None else Payload(body=body)
+        if self.stopped is not None:
+            self.spool.append(payload, DeliveryError(f"not tried: {self.stopped}", target=self.sender.label))
+            self.spooled += 1
+            return
+        try:
+            self.sender.send(payload)
+        except DeliveryError as exc:
+            self.failed(payload, exc)
+        else:
+            self.delivered += 1
+            self.in_a_row = 0
+
+    def failed(self, payload: Payload, exc: DeliveryError) -> None:
+        reason = scrub(exc.reason)
+        self.reasons.add(reason)
+        self.spool.append(payload, DeliveryError(reason, target=exc.target, retriable=exc.retriable))
+        self.spooled += 1
+        self.in_a_row = self.in_a_row + 1 if exc.retriable else 0
+        if self.args.max_failures and self.in_a_row >= self.args.max_failures:
+            self.stopped = f"{self.in_a_row} failures in a row, the last: {reason}"
+
+    def summary(self, meter: _Meter) -> int:
+        invalid, force = self.invalid, self.args.force
+        if invalid > SHOWN_INVALID:
+            more = invalid - SHOWN_INVALID
+            print(f"olsdk: ... and {more} more invalid events (`olsdk validate` lists all)", file=sys.stderr)
+        print(
+            f"delivered {self.delivered}, spooled {self.spooled}"
+            + (f" to {self.spool.path}" if self.spooled else "")
+            + (f", refused {self.refused} (not events)" if self.refused else "")
+            + (f", {_plural(invalid, 'invalid event')} " if invalid else "")
+            + (("(sent: --force)" if force else "(not sent: --force sends them)") if invalid else "")
+            + f" ({meter.rate(self.delivered + self.spooled)})"
+        )
+        for reason in sorted(self.reasons)[:5]:
+            print(f"  failed: {reason}")
+        if self.stopped:
+            where = f"`olsdk replay {self.spool.path}`"
+            print(f"olsdk: send stopped: {self.stopped}; the rest went to the spool: {where}", file=sys.stderr)
+        return 0 if not (self.spooled or self.refused or (invalid and not force)) else 1
+
+
 def _send(args: argparse.Namespace) -> int:
     try:
         loaded = load_config(airflow=True)
@@ -305,74 +402,17 @@ def _send(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"olsdk: invalid OpenLineage configuration: {exc}", file=sys.stderr)
         return 2
-    sender = transport.synchronous()
+    sending = _Sending(args, transport.synchronous(), spool, loaded.settings.max_event_bytes)
     meter = _Meter("send", sys.stderr, args.quiet)
-    delivered = spooled = refused = invalid = in_a_row = done = 0
-    stopped: str | None = None
-    reasons: set[str] = set()
     try:
         for name in files:
             for number, line in _lines(name):
-                done += 1
-                try:
-                    body, data = serialise(line, loaded.settings.max_event_bytes)
-                except Refused as exc:
-                    refused += 1
-                    if refused <= 10:
-                        print(f"olsdk: {name}:{number}: not sent: {exc.reason}", file=sys.stderr)
-                    continue
-                problems = validate_event(body)
-                if problems:
-                    invalid += 1
-                    if invalid <= SHOWN_INVALID:
-                        _say_invalid(f"{name}:{number}", problems, args.force)
-                    if not args.force:
-                        continue
-                payload = describe_event(data, body) if data is not None else Payload(body=body)
-                if stopped is not None:
-                    spool.append(payload, DeliveryError(f"not tried: {stopped}", target=sender.label))
-                    spooled += 1
-                    continue
-                try:
-                    sender.send(payload)
-                except DeliveryError as exc:
-                    reason = scrub(exc.reason)
-                    reasons.add(reason)
-                    spool.append(payload, DeliveryError(reason, target=exc.target, retriable=exc.retriable))
-                    spooled += 1
-                    in_a_row = in_a_row + 1 if exc.retriable else 0
-                    if args.max_failures and in_a_row >= args.max_failures:
-                        stopped = f"{in_a_row} failures in a row, the last: {reason}"
-                else:
-                    delivered += 1
-                    in_a_row = 0
-                meter.show(done, delivered, spooled)
+                sending.one(f"{name}:{number}", line)
+                meter.show(sending.done, sending.delivered, sending.spooled)
     finally:
         transport.close()
         meter.end()
-    waiting = spool.flush()
-    if invalid > SHOWN_INVALID:
-        print(
-            f"olsdk: ... and {invalid - SHOWN_INVALID} more invalid events (`olsdk validate` lists all)",
-            file=sys.stderr,
-        )
-    print(
-        f"delivered {delivered}, spooled {spooled}"
-        + (f" to {spool.path}" if spooled else "")
-        + (f", refused {refused} (not events)" if refused else "")
-        + (f", {_plural(invalid, 'invalid event')} " if invalid else "")
-        + (("(sent: --force)" if args.force else "(not sent: --force sends them)") if invalid else "")
-        + f" ({meter.rate(delivered + spooled)})"
-    )
-    for reason in sorted(reasons)[:5]:
-        print(f"  failed: {reason}")
-    if stopped:
-        print(
-            f"olsdk: send stopped: {stopped}; the rest went to the spool: `olsdk replay {spool.path}`", file=sys.stderr
-        )
-    if waiting:
-        print(f"olsdk: {waiting} events could not be written to the spool {spool.path}", file=sys.stderr)
-    return 0 if not (spooled or refused or waiting or (invalid and not args.force)) else 1
+    return sending.summary(meter)
 
 
 SHOWN_INVALID = 10  # invalid events whose problems are printed; the count covers all

@@ -4,7 +4,7 @@ Closed (the normal state), every event is tried. A failure that says the backend
 be reached at all (connection refused, a connect or read timeout, a connection cut off, a
 host that does not resolve: ``DeliveryError.unreachable``) opens it after ``threshold`` such
 failures in a row. While it is open, the client's callers and the buffered workers do not
-try: events stay in the outbox. After ``cooldown`` seconds (with jitter) one *probe* is
+try: events stay in the store. After ``cooldown`` seconds (with jitter) one *probe* is
 granted, to the client's background relay only, never to a caller; its success closes
 the breaker, and the relay then delivers the backlog; its failure opens it again: for
 ``cooldown`` again when the probe was refused at once (it cost nothing, and the backend's
@@ -12,31 +12,30 @@ return is then seen within seconds), for twice the last wait (up to ``max_cooldo
 when it waited for a timeout. An answer of any kind (even a 503) proves the backend
 reachable: it closes the breaker (retries of such answers follow the ``retry:`` keys).
 
-Processes share what they learnt through a small file in the outbox folder
-(``breaker-<hash of the destination>.json``): a process that opens the breaker writes when
-it may be probed again, a process whose delivery succeeds removes the file, and a process
-whose breaker is closed reads the file at most once a second, so a freshly forked worker
-does not wait for a timeout the previous one already met. Such a worker's caller may make
-the probe once it is due, claiming it in the file first (see :meth:`Breaker.permits`).
+Processes share what they learnt through the client's store (one row per destination): a
+process that opens the breaker writes when it may be probed again, a process whose delivery
+succeeds removes the row, and a process whose breaker is closed reads it at most once a
+second, so a freshly forked worker does not wait for a timeout the previous one already met.
+Such a worker's caller may make the probe once it is due, claiming it in the store first
+(see :meth:`Breaker.permits`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
-import os
 import random
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
+from typing import Protocol
 
 from olsdk._delivery._config import BreakerSettings
 from olsdk._foundation._exceptions import DeliveryError
 
-__all__ = ["Breaker", "BreakerSettings"]
+__all__ = ["Breaker", "BreakerSettings", "SharedState"]
 
 log = logging.getLogger("olsdk._delivery.transports._breaker")
 
@@ -48,14 +47,26 @@ _JITTER = random.Random()
 _CHEAP_PROBE = 0.25  # seconds: a probe that failed faster (refused, no route) does not double the cooldown
 
 
+class SharedState(Protocol):
+    """Where processes share breaker state (the client's store)."""
+
+    def breaker_state(self, identity: str) -> tuple[float, float, str] | None: ...
+    def set_breaker(self, identity: str, until: float, cooldown: float, reason: str) -> None: ...
+    def clear_breaker(self, identity: str | None = None) -> None: ...
+    def claim_probe(self, identity: str, cooldown: float) -> bool: ...
+
+
 class Breaker:
     """See the module docstring. Thread-safe; reset in a forked child by its owner."""
 
-    def __init__(self, identity: str, settings: BreakerSettings | None = None, shared_dir: Path | None = None) -> None:
+    def __init__(
+        self, identity: str, settings: BreakerSettings | None = None, shared: SharedState | None = None
+    ) -> None:
         self.settings = settings or BreakerSettings()
         self.identity = identity
-        digest = hashlib.sha1(identity.encode("utf-8", "replace")).hexdigest()[:16]
-        self.shared_path = shared_dir / f"breaker-{digest}.json" if shared_dir is not None else None
+        self.shared = shared
+        # the destination as its hash: an identity may hold a credential, the store never does
+        self._key = hashlib.sha1(identity.encode("utf-8", "replace")).hexdigest()
         self._on_close: list[Callable[[], None]] = []
         self._reset()
 
@@ -91,10 +102,15 @@ class Breaker:
         if self._open:
             return False
         now = time.monotonic()
-        if self.shared_path is not None and now >= self._next_shared_check:
+        if self.shared is not None and now >= self._next_shared_check:
             self._next_shared_check = now + _SHARED_CHECK_EVERY
             self._read_shared(now)
         return not self._open
+
+    @property
+    def cooldown(self) -> float:
+        """The wait before the next probe, before jitter (0 while closed)."""
+        return self._cooldown
 
     def probe_delay(self) -> float:
         """Seconds until a probe may be tried (0: now, or closed)."""
@@ -142,24 +158,19 @@ class Breaker:
         return False
 
     def _claim_shared_probe(self) -> bool:
-        """Move the shared probe time on by the next cooldown; False when another process did first."""
-        if self.shared_path is None:
+        """Move the shared probe time on by the next cooldown; False when another process did first.
+        The claim is a lease for one cooldown: its failure doubles the cooldown, its success
+        removes the shared state, and a prober killed before either leaves the lease to expire."""
+        if self.shared is None:
             return True
         try:
-            data = json.loads(self.shared_path.read_bytes())
-            until = float(data["until"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return True  # gone (someone delivered) or unreadable: try
-        left = until - time.time()
-        if left > 0:  # claimed by another process: wait for its outcome
+            claimed = self.shared.claim_probe(self._key, max(self._cooldown, self.settings.cooldown))
+        except sqlite3.Error:
+            return True  # sharing is an optimisation: this process's own state still holds
+        if not claimed:
             with self._lock:
-                self._open_until = time.monotonic() + left
-            return False
-        # a lease on the probe for one cooldown (its failure doubles the cooldown, its success
-        # removes the file; a prober killed before either leaves the lease to expire)
-        cooldown = max(self._cooldown, self.settings.cooldown)
-        self._write_shared(cooldown, str(data.get("reason") or self.last_reason))
-        return True
+                self._open_until = time.monotonic() + self.settings.cooldown
+        return claimed
 
     # -- telling -----------------------------------------------------------------------
 
@@ -211,7 +222,7 @@ class Breaker:
             self._open_until = time.monotonic() + wait
         if first:
             log.info(
-                "OpenLineage backend %s unreachable (%s); events go to the outbox", self.identity_text, error.reason
+                "OpenLineage backend %s unreachable (%s); events wait in the store", self.identity_text, error.reason
             )
         self._write_shared(wait, error.reason)
 
@@ -224,56 +235,36 @@ class Breaker:
     # -- shared state ------------------------------------------------------------------
 
     def _read_shared(self, now: float) -> None:
-        assert self.shared_path is not None
+        assert self.shared is not None
         try:
-            data = json.loads(self.shared_path.read_bytes())
-            until = float(data["until"])
-        except (OSError, ValueError, KeyError, TypeError):
+            state = self.shared.breaker_state(self._key)
+        except sqlite3.Error:
             return
-        # the file stays until a delivery succeeds: while it is there the backend has not been
+        if state is None:
+            return
+        # the row stays until a delivery succeeds: while it is there the backend has not been
         # seen back, and ``until`` says when the next probe is due (it may be due already)
-        left = max(0.0, until - time.time())
-        try:
-            cooldown = float(data.get("cooldown") or self.settings.cooldown)
-        except (TypeError, ValueError):
-            cooldown = self.settings.cooldown
+        until, cooldown, reason = state
         with self._lock:
             if not self._open:
                 self._open = True
                 self._learnt = True
                 self._failures = max(self._failures, self.settings.threshold)
-                self._cooldown = max(self._cooldown, min(self.settings.max_cooldown, cooldown))
-                self._open_until = now + left
-                self.last_reason = str(data.get("reason") or "unreachable (found by another process)")
+                self._cooldown = max(
+                    self._cooldown, min(self.settings.max_cooldown, cooldown or self.settings.cooldown)
+                )
+                self._open_until = now + max(0.0, until - time.time())
+                self.last_reason = reason or "unreachable (found by another process)"
 
     def _write_shared(self, wait: float, reason: str) -> None:
-        if self.shared_path is None:
-            return
-        data = {
-            "until": time.time() + wait,
-            "cooldown": self._cooldown,
-            "reason": reason[:300],
-            "pid": os.getpid(),
-            "destination": "",
-        }
-        data["destination"] = self.identity_text
-        fresh = self.shared_path.with_name(f"{self.shared_path.name}.{os.getpid()}.tmp")
-        try:
-            self.shared_path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            try:
-                os.write(fd, json.dumps(data).encode())
-            finally:
-                os.close(fd)
-            os.replace(fresh, self.shared_path)
-        except OSError:  # sharing is an optimisation: this process's own state still holds
-            with contextlib.suppress(OSError):
-                fresh.unlink()
+        if self.shared is not None:
+            with contextlib.suppress(sqlite3.Error):  # sharing is an optimisation: this process's state holds
+                self.shared.set_breaker(self._key, time.time() + wait, self._cooldown, reason)
 
     def _remove_shared(self) -> None:
-        if self.shared_path is not None:
-            with contextlib.suppress(OSError):
-                self.shared_path.unlink()
+        if self.shared is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.shared.clear_breaker(self._key)
 
     def __repr__(self) -> str:
         return f"<Breaker {self.identity_text} {'open' if self._open else 'closed'}>"

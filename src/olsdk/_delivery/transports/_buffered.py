@@ -169,7 +169,7 @@ class BufferedTransport(Transport):
                     # overload: the event goes to the spool file at once (documented), not to the relay
                     raise DeliveryError(f"buffer full ({s.max_queue_size} events queued)", target=self.label)
             if not self._started:
-                self._start_workers()
+                _start_workers(self)
             key = self._key(payload)
             queue = self._by_key.get(key)
             if queue is None:
@@ -180,15 +180,6 @@ class BufferedTransport(Transport):
             self._queued += 1
             self._unfinished += 1
             self._ready_cond.notify()
-
-    def _start_workers(self) -> None:
-        self._started = True
-        self.inner.prepare_concurrency(len(self._workers))
-        for index, worker in enumerate(self._workers):
-            worker.thread = threading.Thread(
-                target=self._work, args=(worker,), name=f"olsdk-buffered-{index}", daemon=True
-            )
-            worker.thread.start()
 
     # -- delivering -----------------------------------------------------------------
 
@@ -240,28 +231,6 @@ class BufferedTransport(Transport):
             self._room.notify_all()
             return group
 
-    def _take_behind(self, failed_keys: set[str]) -> list[Payload]:
-        """Take the queued events of these runs out of the queue (called with the lock)."""
-        if not failed_keys:
-            return []
-        taken: list[Payload] = []
-        for key in list(self._by_key):
-            queue = self._by_key[key]
-            keep: deque[Payload] = deque()
-            for payload in queue:
-                (taken if payload.ordering_key in failed_keys else keep).append(payload)
-            if len(keep) != len(queue):
-                if keep:
-                    self._by_key[key] = keep
-                else:
-                    del self._by_key[key]
-                    if key in self._ready:
-                        self._ready.remove(key)
-        self._queued -= len(taken)
-        if taken:
-            self._room.notify_all()
-        return taken
-
     def _release(self, keys: list[str]) -> None:
         """The group of these keys is done: their later events may go (called with the lock)."""
         for key in keys:
@@ -270,33 +239,19 @@ class BufferedTransport(Transport):
                 self._ready.append(key)
                 self._ready_cond.notify()
 
-    def _deliver(self, group: list[Payload]) -> list[tuple[Payload, DeliveryError]]:
-        try:
-            if len(group) == 1 and self.settings.batch_size == 1:
-                try:
-                    self.inner.deliver(group[0])
-                except DeliveryError as exc:
-                    return [(group[0], exc)]
-                return []
-            return self.inner.deliver_many(group)
-        except Exception as exc:  # a transport bug must not kill the worker
-            log.exception("OpenLineage transport %s failed", self.inner)
-            error = DeliveryError(f"{type(exc).__name__}: {exc}", target=self.inner.label)
-            return [(p, error) for p in group]
-
     def _work(self, worker: _Worker) -> None:
         while True:
             group = self._take_group(worker)
             if group is None:
                 return
-            failures = self._deliver(group)
+            failures = _deliver(self.inner, self.settings.batch_size, group)
             with self._lock:
                 if worker.abandoned:  # close() gave up on this group and reported it already
                     continue
                 worker.reporting = True  # close() leaves a group alone from here on
                 # the later queued events of a run whose event failed wait behind it (the
                 # client's relay delivers them in order once the failed one is through)
-                behind = self._take_behind({p.ordering_key for p, e in failures if e.retriable})
+                behind = _take_behind(self, {p.ordering_key for p, e in failures if e.retriable})
             failed_ids = {id(p) for p, _ in failures}
             for payload in group:  # reported before flush() can see the group done
                 if id(payload) not in failed_ids:
@@ -355,27 +310,7 @@ class BufferedTransport(Transport):
             self._queued = 0
             self._unfinished -= len(queued) + len(in_flight)
             self._idle.notify_all()
-        if queued or in_flight:
-            log.warning(
-                "OpenLineage: %d events not delivered within the close timeout (%gs): %d queued, %d in flight; "
-                "they are handed to the spool",
-                len(queued) + len(in_flight),
-                timeout,
-                len(queued),
-                len(in_flight),
-            )
-        for payload in in_flight:  # the request may still arrive: the reason says so
-            self.report_failure(
-                payload,
-                DeliveryError(
-                    f"in flight when close gave up after {timeout:g}s; the server may have received it",
-                    target=self.label,
-                ),
-            )
-        for payload in queued:  # never drop: the failure handler keeps them
-            self.report_failure(
-                payload, DeliveryError("not delivered before close timeout", target=self.label, attempts=0)
-            )
+        _hand_back(self, queued, in_flight, timeout)
         inner_ok = self.inner.close(max(0.0, deadline - time.monotonic()))  # also cuts retry sleeps short
         for worker in self._workers:  # daemon threads: past the deadline, nobody waits for them
             remaining = deadline - time.monotonic()
@@ -397,6 +332,71 @@ class BufferedTransport(Transport):
 
     def __repr__(self) -> str:
         return f"<BufferedTransport inner={self.inner!r} workers={len(self._workers)}>"
+
+
+def _take_behind(self: BufferedTransport, failed_keys: set[str]) -> list[Payload]:
+    """Take the queued events of these runs out of the queue (called with the lock)."""
+    if not failed_keys:
+        return []
+    taken: list[Payload] = []
+    for key in list(self._by_key):
+        queue = self._by_key[key]
+        keep: deque[Payload] = deque()
+        for payload in queue:
+            (taken if payload.ordering_key in failed_keys else keep).append(payload)
+        if len(keep) != len(queue):
+            if keep:
+                self._by_key[key] = keep
+            else:
+                del self._by_key[key]
+                if key in self._ready:
+                    self._ready.remove(key)
+    self._queued -= len(taken)
+    if taken:
+        self._room.notify_all()
+    return taken
+
+
+def _deliver(inner: Transport, batch_size: int, group: list[Payload]) -> list[tuple[Payload, DeliveryError]]:
+    """One delivery of ``group`` by ``inner``: the failures (a transport bug fails them all)."""
+    try:
+        if len(group) == 1 and batch_size == 1:
+            try:
+                inner.deliver(group[0])
+            except DeliveryError as exc:
+                return [(group[0], exc)]
+            return []
+        return inner.deliver_many(group)
+    except Exception as exc:  # a transport bug must not kill the worker
+        log.exception("OpenLineage transport %s failed", inner)
+        error = DeliveryError(f"{type(exc).__name__}: {exc}", target=inner.label)
+        return [(p, error) for p in group]
+
+
+def _hand_back(transport: BufferedTransport, queued: list[Payload], in_flight: list[Payload], timeout: float) -> None:
+    """What close() gave up on goes to the failure handler (the client keeps it), never dropped."""
+    if queued or in_flight:
+        log.warning(
+            "OpenLineage: %d events not delivered within the close timeout (%gs): %d queued, %d in flight; "
+            "they are handed to the spool",
+            len(queued) + len(in_flight), timeout, len(queued), len(in_flight),
+        )  # fmt: skip
+    for payload in in_flight:  # the request may still arrive: the reason says so
+        reason = f"in flight when close gave up after {timeout:g}s; the server may have received it"
+        transport.report_failure(payload, DeliveryError(reason, target=transport.label))
+    for payload in queued:
+        error = DeliveryError("not delivered before close timeout", target=transport.label, attempts=0)
+        transport.report_failure(payload, error)
+
+
+def _start_workers(transport: BufferedTransport) -> None:
+    """The delivery threads, with the first event."""
+    transport._started = True
+    transport.inner.prepare_concurrency(len(transport._workers))
+    for index, worker in enumerate(transport._workers):
+        name = f"olsdk-buffered-{index}"
+        worker.thread = threading.Thread(target=transport._work, args=(worker,), name=name, daemon=True)
+        worker.thread.start()
 
 
 def _close_all_at_exit() -> None:

@@ -1,0 +1,62 @@
+"""Where an event goes: the destinations of the client's transport, and their breakers.
+
+A composite transport's children each owe a delivery of their own: the client keeps one
+record per child, and a failure or a delivery reported by any transport below a child
+(a label anywhere under it) settles that child's record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from olsdk._delivery._config import BreakerSettings
+from olsdk._delivery.transports._base import Transport
+from olsdk._delivery.transports._breaker import Breaker, SharedState
+from olsdk._delivery.transports._composite import CompositeTransport
+
+__all__ = ["Destinations", "install_breakers"]
+
+
+class Destinations:
+    """The children of a composite at the top of the transport tree (none for another transport)."""
+
+    def __init__(self, transport: Transport | None) -> None:
+        self.targets: tuple[str, ...] = ()
+        self.child_of: dict[str, str] = {}  # a label anywhere below a composite child -> that child
+        if isinstance(transport, CompositeTransport):
+            self.targets = tuple(child.label for child in transport.transports)
+            self.child_of = {label: child.label for child in transport.transports for label in _labels_below(child)}
+
+    def target_of(self, label: str | None) -> str | None:
+        """The composite child a label belongs to (None: no composite at the top)."""
+        if not self.targets or label is None:
+            return None
+        return self.child_of.get(label, label)
+
+    def delivered(self, ref: Any, label: str | None) -> list[int]:
+        """The records an asynchronous delivery by ``label`` settles (``ref``: the payload's)."""
+        if not isinstance(ref, Mapping):
+            return []
+        if not self.targets:
+            return list(ref.values())
+        child = self.target_of(label)
+        return [ref[child]] if child in ref else []
+
+
+def _labels_below(transport: Transport) -> list[str]:
+    """Every label in the tree under (and including) ``transport``."""
+    labels = [transport.label]
+    for child in transport.children():
+        labels.extend(_labels_below(child))
+    return labels
+
+
+def install_breakers(transport: Transport, settings: BreakerSettings, shared: SharedState | None) -> list[Breaker]:
+    """A breaker on every destination of the tree that has none yet (state shared in the store)."""
+    children = transport.children()
+    if children:
+        return [b for child in children for b in install_breakers(child, settings, shared)]
+    if transport.breaker is None:
+        transport.breaker = Breaker(transport.breaker_identity, settings, shared)
+    return [transport.breaker]
