@@ -168,7 +168,7 @@ class _CustomFacet:
         out = handler(self)
         if not info.exclude_defaults or not isinstance(out, dict):
             return out
-        fields = type(self).__pydantic_fields__  # type: ignore[attr-defined]
+        fields = type(self).model_fields  # type: ignore[attr-defined]
         again = {
             name
             for name in self.model_fields_set  # type: ignore[attr-defined]
@@ -179,10 +179,9 @@ class _CustomFacet:
             and (info.include is None or name in info.include)
         }
         if again:
-            serializer = type(self).__pydantic_serializer__  # type: ignore[attr-defined]
-            out.update(
-                serializer.to_python(self, mode=info.mode, include=again, by_alias=info.by_alias, warnings=False)
-            )
+            # A dump without exclude_defaults: this serializer passes it through unchanged.
+            dump = self.model_dump  # type: ignore[attr-defined]
+            out.update(dump(mode=info.mode, include=again, by_alias=info.by_alias, warnings=False))
         return out
 
 
