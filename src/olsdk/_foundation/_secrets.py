@@ -192,14 +192,15 @@ _LIBRARY_LOGGERS = (
     "urllib3.contrib.pyopenssl",
     "requests",
     # olsdk's own messages are scrubbed where they are made; these filters are the second line
-    "olsdk.client",
-    "olsdk._delivery.client._spool",
-    "olsdk._delivery.client._outbox",
+    "olsdk._delivery.client._client",
+    "olsdk._delivery.client._outcomes",
+    "olsdk._delivery.client._prepare",
     "olsdk._delivery.client._relay",
-    "olsdk.transports",
+    "olsdk._delivery.client._spool",
+    "olsdk._delivery.transports._base",
     "olsdk._delivery.transports._http",
     "olsdk._delivery.transports._buffered",
-    "olsdk.compat",
+    "olsdk._integrations.compat._transport",
 )
 _installed = False
 _install_lock = threading.Lock()
