@@ -14,8 +14,10 @@ import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
+from pydantic_core import to_json
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -25,10 +27,12 @@ from olsdk._foundation._exceptions import Problem
 from olsdk._integrations._graph._facts import extract, facts_json
 from olsdk._integrations._graph._page import page_data, render_page
 from olsdk._integrations.serve import _marquez
+from olsdk._integrations.serve._guard import RequestGuard, served_hosts
 from olsdk._integrations.serve._ingest import (
     BodyBudget,
     BodyError,
     Sorted,
+    check_event,
     problem_dicts,
     read_body,
     sort_batch,
@@ -44,6 +48,7 @@ log = logging.getLogger("olsdk.serve")
 
 LINEAGE: Final = "/api/v1/lineage"
 BATCH: Final = "/api/v1/lineage/batch"
+VALIDATE: Final = "/api/v1/lineage/validate"
 LIVE: Final = "/api/olsdk/live"
 COALESCE_SECONDS: Final = 0.5
 FEED_LIMIT: Final = 1000  # events per feed answer
@@ -84,9 +89,17 @@ def _int_param(request: Request, name: str, default: int, low: int = 0, high: in
     try:
         number = int(value)
     except ValueError:
-        raise _BadRequest(f"{name}={value!r}: not an integer") from None
+        raise _BadRequest(f"{name}={value[:40]!r}: not an integer") from None
     if not low <= number <= high:
         raise _BadRequest(f"{name}={number}: must be between {low} and {high}")
+    return number
+
+
+def _limit(request: Request, cap: int, default: int = 100) -> int:
+    """The ``limit`` of a listing: at most `cap` items a page (400 beyond, saying so)."""
+    number = _int_param(request, "limit", default, 0, 2**62)
+    if number > cap:
+        raise _BadRequest(f"limit={number}: a page holds at most {cap} items; ask for the next ones with offset")
     return number
 
 
@@ -94,8 +107,19 @@ class _BadRequest(ValueError):
     pass
 
 
+class SafeJSONResponse(JSONResponse):
+    """JSON as Starlette writes it; a value JSON has no number for (a stored event's ``1e999``
+    reads back as infinity) is written as null rather than failing the answer."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:
+            return to_json(content, inf_nan_mode="null")
+
+
 def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"code": status, "message": message, **extra}, status_code=status)
+    return SafeJSONResponse({"code": status, "message": message, **extra}, status_code=status)
 
 
 class ServeApp:
@@ -181,7 +205,7 @@ class ServeApp:
                     problems=problems, sha256=body.sha256, producer=result.producer,
                 )  # fmt: skip
                 await self._writer().refuse([refusal])
-                return JSONResponse(
+                return SafeJSONResponse(
                     {"status": "refused", "message": "not a readable OpenLineage event", "problems": problems}, 422
                 )
             try:
@@ -191,7 +215,7 @@ class ServeApp:
         finally:
             self.budget.give(body.held)
         if result.problems:
-            return JSONResponse(
+            return SafeJSONResponse(
                 {
                     "status": "stored",
                     "valid": False,
@@ -199,7 +223,7 @@ class ServeApp:
                     "problems": problem_dicts(result.problems),
                 }
             )
-        return JSONResponse({"status": "stored", "valid": True})
+        return SafeJSONResponse({"status": "stored", "valid": True})
 
     async def post_batch(self, request: Request) -> Response:
         received_at = now()
@@ -214,40 +238,18 @@ class ServeApp:
                     problems=problem_dicts([result]), sha256=body.sha256,
                 )  # fmt: skip
                 await self._writer().refuse([refusal])
-                return JSONResponse(
+                return SafeJSONResponse(
                     {"status": "refused", "message": "not a batch of events", "problems": problem_dicts([result])}, 422
                 )
             stored = [s.received for s in result if s.received is not None]
-            refusals = []
-            failed, with_problems = [], []
-            for index, item in enumerate(result):
-                problems = problem_dicts(item.problems)
-                if item.received is None:
-                    text = json.dumps(item.document, ensure_ascii=False).encode("utf-8", "replace")
-                    refusals.append(
-                        Refusal(
-                            f"{BATCH}[{index}]",
-                            422,
-                            _reason(item.problems[0]),
-                            len(text),
-                            text[: self.settings.refused_head_bytes],
-                            received_at,
-                            problems=problems,
-                            producer=item.producer,
-                        )
-                    )
-                    failed.append(
-                        {"index": index, "reason": str(item.problems[0]), "retriable": False, "problems": problems}
-                    )
-                elif item.problems:
-                    with_problems.append({"index": index, "problems": problems})
+            refusals, failed, with_problems = self._batch_outcome(result, received_at)
             try:
                 await self._writer().store_events(stored, refusals)
             except Exception as exc:
                 return _error(503, f"the batch could not be stored ({type(exc).__name__}): retry later")
         finally:
             self.budget.give(body.held)
-        return JSONResponse(
+        return SafeJSONResponse(
             {
                 "status": "partial_success" if failed else "success",
                 "summary": {
@@ -262,11 +264,44 @@ class ServeApp:
             }
         )
 
+    def _batch_outcome(
+        self, result: list[Sorted], received_at: str
+    ) -> tuple[list[Refusal], list[dict[str, Any]], list[dict[str, Any]]]:
+        """The refusals to keep, the spec's ``failed_events`` and olsdk's ``stored_with_problems``."""
+        refusals, failed, with_problems = [], [], []
+        for index, item in enumerate(result):
+            problems = problem_dicts(item.problems)
+            if item.received is None:
+                text = json.dumps(item.document, ensure_ascii=False).encode("utf-8", "replace")
+                refusals.append(
+                    Refusal(
+                        f"{BATCH}[{index}]", 422, _reason(item.problems[0]), len(text),
+                        text[: self.settings.refused_head_bytes], received_at,
+                        problems=problems, producer=item.producer,
+                    )
+                )  # fmt: skip
+                failed.append(
+                    {"index": index, "reason": str(item.problems[0]), "retriable": False, "problems": problems}
+                )
+            elif item.problems:
+                with_problems.append({"index": index, "problems": problems})
+        return refusals, failed, with_problems
+
+    async def post_validate(self, request: Request) -> Response:
+        """An event's problems (as ``olsdk validate --format json --lenient`` reports them), not stored."""
+        body = await self._body(request, VALIDATE, now())
+        if isinstance(body, Response):
+            return body
+        try:
+            return SafeJSONResponse(await run_in_threadpool(check_event, body.data))
+        finally:
+            self.budget.give(body.held)
+
     # ------------------------------------------------------------------ Marquez
 
     async def _read(self, call: Callable[[], Any]) -> Response:
         try:
-            return JSONResponse(await run_in_threadpool(call))
+            return SafeJSONResponse(await run_in_threadpool(call))
         except _marquez.NotFound as exc:
             return _error(404, str(exc))
         except (_BadRequest, ValueError) as exc:
@@ -278,8 +313,8 @@ class ServeApp:
         rest = raw[len(_NAMESPACES) :].strip(b"/")
         try:
             parts = [urllib.parse.unquote_to_bytes(p).decode("utf-8") for p in rest.split(b"/")] if rest else []
-            limit = _int_param(request, "limit", 100, 0, 10_000)
-            offset = _int_param(request, "offset", 0)
+            limit = _limit(request, self.settings.max_page_items)
+            offset = _int_param(request, "offset", 0, 0, 2**62)
         except UnicodeDecodeError:
             return _error(400, "the path is not UTF-8 once percent-decoded")
         except _BadRequest as exc:
@@ -318,8 +353,8 @@ class ServeApp:
 
     async def list_events(self, request: Request) -> Response:
         try:
-            limit = _int_param(request, "limit", 100, 0, 10_000)
-            offset = _int_param(request, "offset", 0)
+            limit = _limit(request, self.settings.max_page_items)
+            offset = _int_param(request, "offset", 0, 0, 2**62)
         except _BadRequest as exc:
             return _error(400, str(exc))
         ascending = request.query_params.get("sortDirection", "desc").lower() == "asc"
@@ -350,7 +385,7 @@ class ServeApp:
             }
 
     async def status(self, _request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(self._status))
+        return SafeJSONResponse(await run_in_threadpool(self._status))
 
     def _refused(self, after: int, limit: int) -> dict[str, Any]:
         rows = self.store.refused_rows_after(after, limit)
@@ -378,7 +413,7 @@ class ServeApp:
             limit = _int_param(request, "limit", 100, 1, 1000)
         except _BadRequest as exc:
             return _error(400, str(exc))
-        return JSONResponse(await run_in_threadpool(self._refused, after, limit))
+        return SafeJSONResponse(await run_in_threadpool(self._refused, after, limit))
 
     def _render_page(self) -> str:
         cursor, graph = self.store.graph()
@@ -398,7 +433,7 @@ class ServeApp:
         return data
 
     async def graph(self, _request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(self._graph_data))
+        return SafeJSONResponse(await run_in_threadpool(self._graph_data))
 
     def _feed_after(self, after: int) -> dict[str, Any]:
         rows = self.store.events_after(after, FEED_LIMIT)
@@ -430,7 +465,7 @@ class ServeApp:
         if not feed["events"] and wait:
             await signal.wait(seen, wait)
             feed = await run_in_threadpool(self._feed_after, after)
-        return JSONResponse(feed, headers={"Cache-Control": "no-store"})
+        return SafeJSONResponse(feed, headers={"Cache-Control": "no-store"})
 
     def _live_payload(self) -> tuple[tuple[int, int], str]:
         """The page data of everything stored, as one line of JSON; laid out once per change for all pages."""
@@ -534,13 +569,17 @@ def create_app(settings: ServeSettings) -> Starlette:
 
 def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Starlette, ServeApp]:
     """`create_app`, and the state behind it (the server reports protocol-level refusals to it)."""
-    state = ServeApp(settings, store or Store(settings.db, refused_rows=settings.refused_rows))
+    store = store or Store(
+        settings.db, refused_rows=settings.refused_rows, max_response_bytes=settings.max_response_bytes
+    )
+    state = ServeApp(settings, store)
     get = ["GET", "HEAD"]
     endpoints: list[tuple[str, Callable[[Request], Awaitable[Response]], list[str]]] = [
         ("/", state.page, get),
         (LINEAGE, state.post_event, ["POST"]),
         (LINEAGE, state.get_lineage, get),
         (BATCH, state.post_batch, ["POST"]),
+        (VALIDATE, state.post_validate, ["POST"]),
         ("/api/v1/namespaces", state.namespace_tree, get),
         ("/api/v1/namespaces/{rest:path}", state.namespace_tree, get),
         ("/api/v1/jobs/runs/{run_id}", state.get_run, get),
@@ -555,7 +594,30 @@ def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Star
     app = Starlette(
         routes=[Route(path, endpoint, methods=methods) for path, endpoint, methods in endpoints],
         lifespan=state.lifespan,
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
     )
     if settings.api_key:
         app.add_middleware(_ApiKey, key=settings.api_key, on_refused=state.report_refusal)
+    app.add_middleware(  # the outermost: refused before the key is looked at
+        RequestGuard,
+        hosts=served_hosts(settings.host, settings.allowed_hosts),
+        origins=settings.allowed_origins,
+        json_paths=frozenset({LINEAGE, BATCH, VALIDATE}),
+        on_refused=state.report_refusal,
+    )
     return app, state
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own answers (no such route, method not allowed) in the API's JSON shape."""
+    assert isinstance(exc, HTTPException)
+    message = f"no such call: {request.method} {request.url.path}" if exc.status_code == 404 else str(exc.detail)
+    response = _error(exc.status_code, message)
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+async def _server_error(_request: Request, exc: Exception) -> Response:
+    log.error("olsdk serve: an answer failed (%s)", type(exc).__name__, exc_info=exc)
+    return _error(500, f"the server failed to answer ({type(exc).__name__})")

@@ -74,6 +74,24 @@ class NotFound(LookupError):
     """No such namespace, job, dataset, run or node: a 404 with this message."""
 
 
+class TooLarge(ValueError):
+    """A page whose stored JSON is over the answer's limit: a 400 saying how many items fit."""
+
+
+def _fit(conn: Connection, sizes: Any, cap: int, what: str) -> None:
+    """Refuse a page before reading it when the stored JSON of its items (`sizes`: a query of
+    one length per item, in page order) is over `cap` bytes; one item is always answered."""
+    total = 0
+    lengths = [int(size or 0) for size in conn.execute(sizes).scalars()]
+    for count, size in enumerate(lengths):
+        total += size
+        if total > cap and count > 0:
+            raise TooLarge(
+                f"the {len(lengths)} {what} asked for hold over {cap / (1024 * 1024):g} MB of stored JSON, "
+                f"more than one answer holds: ask for {count} or fewer (limit={count})"
+            )
+
+
 def _time(value: str | None) -> str | None:
     return value if value else None
 
@@ -167,6 +185,8 @@ def runs(store: Store, namespace_name: str, job_name: str, limit: int, offset: i
     job_key = t.name_key(namespace_name, job_name)
     with store.engine.connect() as conn:
         _job_row(conn, namespace_name, job_name)
+        sizes = _page(_runs_query(job_key).with_only_columns(func.length(t.runs.c.facets)), limit, offset)
+        _fit(conn, sizes, store.max_response_bytes, "runs")
         rows = conn.execute(_page(_runs_query(job_key), limit, offset))
         total = conn.execute(select(func.count()).select_from(t.runs).where(t.runs.c.job_key == job_key)).scalar()
         return {"runs": [_run(r) for r in rows], "totalCount": total or 0}
@@ -226,6 +246,32 @@ def _latest_runs(conn: Connection, job_keys: list[str]) -> dict[str, list[dict[s
     return found
 
 
+def _job_sizes(page: Any) -> Any:
+    """Each job's facets and its latest runs' facets, in bytes (about), in page order."""
+    jobs_page = page.subquery()
+    runs_table = t.runs.c
+    place = (
+        func.row_number()
+        .over(
+            partition_by=runs_table.job_key,
+            order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
+        )
+        .label("place")
+    )
+    ranked = select(runs_table.job_key, func.length(runs_table.facets).label("size"), place).subquery()
+    latest = (
+        select(ranked.c.job_key, func.sum(ranked.c.size).label("size"))
+        .where(ranked.c.place <= _LATEST_RUNS)
+        .group_by(ranked.c.job_key)
+        .subquery()
+    )
+    return (
+        select(func.length(jobs_page.c.facets) + func.coalesce(latest.c.size, 0))
+        .select_from(jobs_page.outerjoin(latest, latest.c.job_key == jobs_page.c.key))
+        .order_by(jobs_page.c.name)
+    )
+
+
 def _jobs(conn: Connection, rows: list[Any]) -> list[dict[str, Any]]:
     keys = [r.key for r in rows]
     io = _io(conn, keys)
@@ -266,6 +312,7 @@ def jobs(store: Store, namespace_name: str, limit: int, offset: int) -> dict[str
     space = t.name_key(namespace_name)
     with store.engine.connect() as conn:
         query = select(t.jobs).where(t.jobs.c.namespace_key == space).order_by(t.jobs.c.name)
+        _fit(conn, _job_sizes(_page(query, limit, offset)), store.max_response_bytes, "jobs")
         rows = list(conn.execute(_page(query, limit, offset)))
         total = conn.execute(select(func.count()).select_from(t.jobs).where(t.jobs.c.namespace_key == space)).scalar()
         return {"jobs": _jobs(conn, rows), "totalCount": total or 0}
@@ -331,6 +378,8 @@ def datasets(store: Store, namespace_name: str, limit: int, offset: int) -> dict
     space = t.name_key(namespace_name)
     with store.engine.connect() as conn:
         query = select(t.datasets).where(t.datasets.c.namespace_key == space).order_by(t.datasets.c.name)
+        sizes = _page(query.with_only_columns(func.length(t.datasets.c.facets)), limit, offset)
+        _fit(conn, sizes, store.max_response_bytes, "datasets")
         rows = conn.execute(_page(query, limit, offset))
         total = conn.execute(
             select(func.count()).select_from(t.datasets).where(t.datasets.c.namespace_key == space)
@@ -349,6 +398,8 @@ def dataset(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
 def events(store: Store, limit: int, offset: int, ascending: bool) -> dict[str, Any]:
     order = t.events.c.event_time.asc() if ascending else t.events.c.event_time.desc()
     with store.engine.connect() as conn:
+        sizes = _page(select(func.length(t.events.c.body)).order_by(order, t.events.c.seq), limit, offset)
+        _fit(conn, sizes, store.max_response_bytes, "events")
         rows = conn.execute(_page(select(t.events.c.body).order_by(order, t.events.c.seq), limit, offset))
         total = conn.execute(select(func.count()).select_from(t.events)).scalar()
         return {"events": [json.loads(r.body) for r in rows], "totalCount": total or 0}
