@@ -24,9 +24,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from olsdk._foundation._exceptions import Problem
-from olsdk._integrations._graph._facts import extract, facts_json
+from olsdk._integrations._graph._facts import NO_TIME, canonical_time, extract, facts_json
 from olsdk._integrations._graph._page import page_data, render_page
-from olsdk._integrations.serve import _marquez
+from olsdk._integrations.serve import _catalog, _marquez
 from olsdk._integrations.serve._guard import RequestGuard, served_hosts
 from olsdk._integrations.serve._ingest import (
     BodyBudget,
@@ -358,7 +358,14 @@ class ServeApp:
         except _BadRequest as exc:
             return _error(400, str(exc))
         ascending = request.query_params.get("sortDirection", "desc").lower() == "asc"
-        return await self._read(lambda: _marquez.events(self.store, limit, offset, ascending))
+        span = {}
+        for key in ("before", "after"):
+            value = request.query_params.get(key)
+            if value:
+                span[key] = canonical_time(value.replace(" ", "+"))  # a '+' of an offset arrives as a space
+                if span[key] == NO_TIME:
+                    return _error(400, f"{key}={value[:60]!r}: not an ISO 8601 date-time")
+        return await self._read(lambda: _marquez.events(self.store, limit, offset, ascending, **span))
 
     # ------------------------------------------------------------------ olsdk's own
 
@@ -523,6 +530,82 @@ class ServeApp:
         )
 
 
+class CatalogCalls:
+    """Marquez's calls beyond namespaces, jobs, datasets and lineage (`_catalog`): every
+    namespace's jobs, sources, tags, a run's facets, search and the dashboard's statistics."""
+
+    def __init__(self, state: ServeApp) -> None:
+        self.state = state
+
+    async def _answer(self, request: Request, call: Callable[[Store], Any]) -> Response:
+        try:
+            store = self.state.store
+            return await self.state._read(lambda: call(store))
+        except _BadRequest as exc:
+            return _error(400, str(exc))
+
+    def _page(self, request: Request) -> tuple[int, int]:
+        return _limit(request, self.state.settings.max_page_items), _int_param(request, "offset", 0, 0, 2**62)
+
+    async def jobs(self, request: Request) -> Response:
+        return await self._answer(request, lambda store: _catalog.all_jobs(store, *self._page(request)))
+
+    async def sources(self, request: Request) -> Response:
+        return await self._answer(request, lambda store: _catalog.sources(store, *self._page(request)))
+
+    async def source(self, request: Request) -> Response:
+        name = request.path_params["source"]
+        return await self._answer(request, lambda store: _catalog.source(store, name))
+
+    async def tags(self, request: Request) -> Response:
+        return await self._answer(request, lambda store: _catalog.tags(store, *self._page(request)))
+
+    async def run_facets(self, request: Request) -> Response:
+        run_id, kind = request.path_params["run_id"], request.query_params.get("type", "run").lower()
+        return await self._answer(request, lambda store: _catalog.run_facets(store, run_id, kind))
+
+    async def search(self, request: Request) -> Response:
+        params = request.query_params
+        words = params.get("q", "")
+        if not words.strip():
+            return _error(400, "q is required: the words to search job and dataset names for")
+        chosen = params.get("filter", "").upper()
+        kinds = (chosen,) if chosen in ("JOB", "DATASET") else ("JOB", "DATASET")
+        by_name = params.get("sort", "NAME").upper() != "UPDATE_AT"
+        dates = {key: params.get(key) or None for key in ("before", "after")}
+        cap = self.state.settings.max_page_items
+        return await self._answer(
+            request,
+            lambda store: _catalog.search(
+                store, words, kinds=kinds, by_name=by_name, limit=_limit(request, cap, 10),
+                namespace=params.get("namespace") or None, **dates,
+            ),
+        )  # fmt: skip
+
+    async def column_lineage(self, request: Request) -> Response:
+        node_id = request.query_params.get("nodeId")
+        if not node_id:
+            return _error(
+                400, "nodeId is required ('dataset:<namespace>:<name>' or 'datasetField:<namespace>:<name>:<field>')"
+            )
+        with_downstream = request.query_params.get("withDownstream", "false").lower() == "true"
+        return await self._answer(
+            request,
+            lambda store: _catalog.column_lineage(
+                store, node_id, _int_param(request, "depth", 20, 0, 100), with_downstream
+            ),
+        )
+
+    async def stats(self, request: Request) -> Response:
+        what = request.path_params["what"]
+        period, zone = request.query_params.get("period", "").upper(), request.query_params.get("timezone")
+        if what == "lineage-events":
+            return await self._answer(request, lambda store: _catalog.stats_events(store, period, zone))
+        if what in ("jobs", "datasets", "sources"):
+            return await self._answer(request, lambda store: _catalog.stats_counts(store, what, period, zone))
+        return _error(404, f"no such statistics: {what} (lineage-events, jobs, datasets, sources)")
+
+
 class _ApiKey:
     """Every call needs the key when one is set: ``Bearer KEY`` or HTTP Basic with KEY as password."""
 
@@ -573,6 +656,7 @@ def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Star
         settings.db, refused_rows=settings.refused_rows, max_response_bytes=settings.max_response_bytes
     )
     state = ServeApp(settings, store)
+    catalog = CatalogCalls(state)
     get = ["GET", "HEAD"]
     endpoints: list[tuple[str, Callable[[Request], Awaitable[Response]], list[str]]] = [
         ("/", state.page, get),
@@ -583,6 +667,14 @@ def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Star
         ("/api/v1/namespaces", state.namespace_tree, get),
         ("/api/v1/namespaces/{rest:path}", state.namespace_tree, get),
         ("/api/v1/jobs/runs/{run_id}", state.get_run, get),
+        ("/api/v1/jobs/runs/{run_id}/facets", catalog.run_facets, get),
+        ("/api/v1/jobs", catalog.jobs, get),
+        ("/api/v1/sources", catalog.sources, get),
+        ("/api/v1/sources/{source:path}", catalog.source, get),
+        ("/api/v1/tags", catalog.tags, get),
+        ("/api/v1/search", catalog.search, get),
+        ("/api/v1/column-lineage", catalog.column_lineage, get),
+        ("/api/v1/stats/{what}", catalog.stats, get),
         ("/api/v1/events/lineage", state.list_events, get),
         ("/api/v1/events", state.list_events, get),  # where marquez-python's list_events() asks
         ("/api/olsdk/status", state.status, get),
