@@ -49,6 +49,8 @@ def check_shape(answer: Any, schema: str) -> None:
     # The spec gives FacetsResult.facets as one facet; Marquez (and its web UI) send facets by
     # key, each a facet of that schema.
     defs["FacetsResult"]["properties"]["facets"] = {"additionalProperties": {"$ref": "#/$defs/CustomFacet"}}
+    # ... and DatasetVersion.tags as a string; Marquez sends a list of tag names, as for a Dataset.
+    defs["DatasetVersion"]["properties"]["tags"] = defs["Dataset"]["properties"]["tags"]
     jsonschema.validate(answer, {"$ref": f"#/$defs/{schema}", "$defs": defs})
 
 
@@ -211,3 +213,45 @@ def test_parents_last_writes_and_column_lineage_are_filled(served: ServeProcess)
     assert [node["id"] for node in both] == [amount_id, total]
     assert status_of(served, "/api/v1/column-lineage?nodeId=job:etl:child") == 400
     assert status_of(served, "/api/v1/column-lineage?nodeId=dataset:nowhere:x") == 404
+
+
+def test_dataset_and_job_versions(served: ServeProcess) -> None:
+    post_pipeline(served)  # extract's run wrote shop.orders (id, amount) at 10:02:30
+    again = run_event(
+        "extract", "0190d3a4-7b5c-7a3e-9f00-0000000000ec", "COMPLETE", time="2024-07-02T10:00:00Z",
+        inputs=[(RAW, "orders")], outputs=[(PG, "shop.orders")], fields=[("id", "INTEGER")],
+    )  # fmt: skip
+    assert served.post("/api/v1/lineage", dumps(again))[0] == 200
+    moved = run_event(
+        "extract", "0190d3a4-7b5c-7a3e-9f00-0000000000ed", "COMPLETE", time="2024-07-03T10:00:00Z",
+        inputs=[(RAW, "orders"), (RAW, "refunds")],
+    )  # fmt: skip
+    assert served.post("/api/v1/lineage", dumps(moved))[0] == 200
+    orders = "/api/v1/namespaces/" + urllib.parse.quote(PG, safe="") + "/datasets/shop.orders/versions"
+
+    versions = get(served, orders)
+    check_shape(versions, "DatasetVersionList")
+    assert [[f["name"] for f in v["fields"]] for v in versions["versions"]] == [["id"], ["id", "amount"]]
+    assert [v["createdByRun"]["id"] for v in versions["versions"]] == [
+        "0190d3a4-7b5c-7a3e-9f00-0000000000ec",
+        EXTRACT_RUN,
+    ]
+    newest = versions["versions"][0]
+    one = get(served, f"{orders}/{newest['version']}")
+    check_shape(one, "DatasetVersion")
+    assert one == newest and get(served, orders) == versions  # the same ids each time
+    assert status_of(served, f"{orders}/0190d3a4-7b5c-7a3e-9f00-000000000000") == 404
+
+    jobs = get(served, "/api/v1/namespaces/etl/jobs/extract/versions")
+    check_shape(jobs, "JobVersionList")
+    listed = jobs["versions"]
+    assert [[d["name"] for d in v["inputs"]] for v in listed] == [["orders", "refunds"], ["orders"]]
+    assert [v["latestRun"]["id"] for v in listed] == [
+        "0190d3a4-7b5c-7a3e-9f00-0000000000ed",
+        "0190d3a4-7b5c-7a3e-9f00-0000000000ec",
+    ]
+    assert listed[1]["outputs"] == [{"namespace": PG, "name": "shop.orders"}]
+    job_version = get(served, f"/api/v1/namespaces/etl/jobs/extract/versions/{listed[1]['version']}")
+    check_shape(job_version, "JobVersion")
+    assert job_version == listed[1]
+    assert status_of(served, "/api/v1/namespaces/etl/jobs/nothing/versions") == 404

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from olsdk._foundation._exceptions import Problem
 from olsdk._integrations._graph._facts import NO_TIME, canonical_time, extract, facts_json
 from olsdk._integrations._graph._page import page_data, render_page
-from olsdk._integrations.serve import _catalog, _marquez
+from olsdk._integrations.serve import _catalog, _marquez, _versions
 from olsdk._integrations.serve._guard import RequestGuard, served_hosts
 from olsdk._integrations.serve._ingest import (
     BodyBudget,
@@ -123,7 +123,8 @@ def _error(status: int, message: str, **extra: Any) -> JSONResponse:
 
 
 class ServeApp:
-    """The state behind the routes: settings, store, writer, body budget, page cache."""
+    """The state behind the routes (settings, store, writer, body budget), and the routes of
+    ingest and of Marquez's namespaces, jobs, datasets, runs, lineage and events."""
 
     def __init__(self, settings: ServeSettings, store: Store) -> None:
         self.settings = settings
@@ -132,9 +133,6 @@ class ServeApp:
         self.writer: Writer | None = None
         self.signal: Changes | None = None
         self.closing = asyncio.Event()
-        self._page: tuple[tuple[int, int], str] | None = None
-        self._live: tuple[tuple[int, int], str] | None = None
-        self._live_lock = threading.Lock()
 
     # ------------------------------------------------------------------ life
 
@@ -319,22 +317,9 @@ class ServeApp:
             return _error(400, "the path is not UTF-8 once percent-decoded")
         except _BadRequest as exc:
             return _error(400, str(exc))
-        store = self.store
-        match parts:
-            case []:
-                return await self._read(lambda: _marquez.namespaces(store, limit, offset))
-            case [ns]:
-                return await self._read(lambda: _marquez.namespace(store, ns))
-            case [ns, "jobs"]:
-                return await self._read(lambda: _marquez.jobs(store, ns, limit, offset))
-            case [ns, "jobs", name]:
-                return await self._read(lambda: _marquez.job(store, ns, name))
-            case [ns, "jobs", name, "runs"]:
-                return await self._read(lambda: _marquez.runs(store, ns, name, limit, offset))
-            case [ns, "datasets"]:
-                return await self._read(lambda: _marquez.datasets(store, ns, limit, offset))
-            case [ns, "datasets", name]:
-                return await self._read(lambda: _marquez.dataset(store, ns, name))
+        call = _namespace_call(self.store, parts, limit, offset)
+        if call is not None:
+            return await self._read(call)
         return _error(404, f"no such call: {request.url.path} (names with '/' must be percent-encoded)")
 
     async def get_run(self, request: Request) -> Response:
@@ -367,7 +352,59 @@ class ServeApp:
                     return _error(400, f"{key}={value[:60]!r}: not an ISO 8601 date-time")
         return await self._read(lambda: _marquez.events(self.store, limit, offset, ascending, **span))
 
-    # ------------------------------------------------------------------ olsdk's own
+
+def _namespace_call(store: Store, parts: list[str], limit: int, offset: int) -> Callable[[], Any] | None:
+    """The call a path under ``/api/v1/namespaces`` names (its parts percent-decoded), or None."""
+    match parts:
+        case []:
+            return lambda: _marquez.namespaces(store, limit, offset)
+        case [ns]:
+            return lambda: _marquez.namespace(store, ns)
+        case [ns, "jobs"]:
+            return lambda: _marquez.jobs(store, ns, limit, offset)
+        case [ns, "jobs", name]:
+            return lambda: _marquez.job(store, ns, name)
+        case [ns, "jobs", name, "runs"]:
+            return lambda: _marquez.runs(store, ns, name, limit, offset)
+        case [ns, "jobs", name, "versions"]:
+            return lambda: _versions.job_versions(store, ns, name, limit, offset)
+        case [ns, "jobs", name, "versions", version]:
+            return lambda: _versions.job_version(store, ns, name, version)
+        case [ns, "datasets"]:
+            return lambda: _marquez.datasets(store, ns, limit, offset)
+        case [ns, "datasets", name]:
+            return lambda: _marquez.dataset(store, ns, name)
+        case [ns, "datasets", name, "versions"]:
+            return lambda: _versions.dataset_versions(store, ns, name, limit, offset)
+        case [ns, "datasets", name, "versions", version]:
+            return lambda: _versions.dataset_version(store, ns, name, version)
+    return None
+
+
+class OwnCalls:
+    """olsdk's own calls beside Marquez's: status, refusals, the page, its data and its feeds."""
+
+    def __init__(self, state: ServeApp) -> None:
+        self.state = state
+        self._page: tuple[tuple[int, int], str] | None = None
+        self._live: tuple[tuple[int, int], str] | None = None
+        self._live_lock = threading.Lock()
+
+    @property
+    def store(self) -> Store:
+        return self.state.store
+
+    @property
+    def settings(self) -> ServeSettings:
+        return self.state.settings
+
+    @property
+    def signal(self) -> Changes | None:
+        return self.state.signal
+
+    @property
+    def closing(self) -> asyncio.Event:
+        return self.state.closing
 
     def _status(self) -> dict[str, Any]:
         store = self.store
@@ -657,9 +694,10 @@ def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Star
     )
     state = ServeApp(settings, store)
     catalog = CatalogCalls(state)
+    own = OwnCalls(state)
     get = ["GET", "HEAD"]
     endpoints: list[tuple[str, Callable[[Request], Awaitable[Response]], list[str]]] = [
-        ("/", state.page, get),
+        ("/", own.page, get),
         (LINEAGE, state.post_event, ["POST"]),
         (LINEAGE, state.get_lineage, get),
         (BATCH, state.post_batch, ["POST"]),
@@ -677,11 +715,11 @@ def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Star
         ("/api/v1/stats/{what}", catalog.stats, get),
         ("/api/v1/events/lineage", state.list_events, get),
         ("/api/v1/events", state.list_events, get),  # where marquez-python's list_events() asks
-        ("/api/olsdk/status", state.status, get),
-        ("/api/olsdk/refused", state.refused, get),
-        ("/api/olsdk/graph", state.graph, get),
-        ("/api/olsdk/changes", state.feed, get),
-        (LIVE, state.live, get),
+        ("/api/olsdk/status", own.status, get),
+        ("/api/olsdk/refused", own.refused, get),
+        ("/api/olsdk/graph", own.graph, get),
+        ("/api/olsdk/changes", own.feed, get),
+        (LIVE, own.live, get),
     ]
     app = Starlette(
         routes=[Route(path, endpoint, methods=methods) for path, endpoint, methods in endpoints],

@@ -304,7 +304,101 @@ def _edge_row(key: tuple[str, str, str], edge: Edge) -> dict[str, Any]:
     }
 
 
-class Store:
+class _Reads:
+    """The store's reads for the page and olsdk's own calls (Marquez's are `_marquez`'s)."""
+
+    engine: Engine
+    _graph_lock: threading.Lock
+    _graph_cache: tuple[tuple[int, int], LineageGraph] | None
+    _runs: RunIndex
+
+    def cursor(self) -> tuple[int, int]:
+        """(last event seq, refused requests counted): changes whenever anything was received."""
+        with self.engine.connect() as conn:
+            last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
+            refused = conn.execute(select(func.max(t.refused.c.id))).scalar() or 0
+        return (int(last), int(refused))
+
+    def counters(self, conn: Connection, kind: str) -> dict[str, int]:
+        rows = conn.execute(select(t.counters.c.name, t.counters.c.count).where(t.counters.c.kind == kind))
+        return {name: int(count) for name, count in rows}
+
+    def graph(self) -> tuple[tuple[int, int], LineageGraph]:
+        """The `LineageGraph` of everything stored (what `olsdk graph` would draw), cached per cursor."""
+        with self._graph_lock:
+            cursor = self.cursor()
+            if self._graph_cache is not None and self._graph_cache[0] == cursor:
+                return self._graph_cache
+            with self.engine.connect() as conn:
+                graph = self._build_graph(conn, cursor)
+            self._graph_cache = (cursor, graph)
+            return self._graph_cache
+
+    def _build_graph(self, conn: Connection, cursor: tuple[int, int]) -> LineageGraph:
+        edge_list = [
+            Edge(r.direction, r.job_namespace, r.job_name, r.dataset_namespace, r.dataset_name)
+            for r in conn.execute(select(t.edges))
+        ]
+        # As the Spark path does: each job's latest runs and the failed ones, with the counts
+        # over all runs; kept by `RunIndex` from the runs changed since the last graph.
+        self._runs.refresh(conn, cursor[0], run_summary)
+        columns = [
+            (
+                r.dataset_namespace,
+                r.dataset_name,
+                ColumnEdge(r.field, r.upstream_namespace, r.upstream_name, r.upstream_field, r.transformation),
+            )
+            for r in conn.execute(select(t.column_edges))
+        ]
+        fields: dict[tuple[str, str], str] = {}
+        dataset_keys = []
+        for r in conn.execute(select(t.datasets.c.namespace, t.datasets.c.name, t.datasets.c.fields)):
+            dataset_keys.append((r.namespace, r.name))
+            if r.fields is not None:
+                fields[r.namespace, r.name] = r.fields
+        job_keys = [(r.namespace, r.name) for r in conn.execute(select(t.jobs.c.namespace, t.jobs.c.name))]
+        return build_from_parts(
+            jobs=job_keys,
+            datasets=dataset_keys,
+            edges=edge_list,
+            runs=self._runs.runs(),
+            fields=fields,
+            columns=columns,
+            events=self.counters(conn, "event"),
+            unreadable=self.counters(conn, "refused"),
+            unreadable_samples=[],
+            notes=self.counters(conn, "note"),
+            producers=self.counters(conn, "producer"),
+            facet_keys=self.counters(conn, "facet"),
+            parents=[
+                ParentLink(r.parent_namespace, r.parent_name, r.child_namespace, r.child_name)
+                for r in conn.execute(select(t.parent_links))
+            ],
+            runs_by_state=self._runs.runs_by_state(),
+            job_totals=self._runs.job_totals(),
+            failed_runs=self._runs.failed_runs(),
+        )
+
+    def flagged_jobs(self) -> dict[tuple[str, str], int]:
+        """Jobs with events stored with spec problems, and how many."""
+        query = select(t.jobs.c.namespace, t.jobs.c.name, t.jobs.c.invalid_events).where(t.jobs.c.invalid_events > 0)
+        with self.engine.connect() as conn:
+            return {(r.namespace, r.name): int(r.invalid_events) for r in conn.execute(query)}
+
+    def events_after(self, seq: int, limit: int) -> list[Any]:
+        with self.engine.connect() as conn:
+            return list(
+                conn.execute(select(t.events).where(t.events.c.seq > seq).order_by(t.events.c.seq).limit(limit))
+            )
+
+    def refused_rows_after(self, last_id: int, limit: int) -> list[Any]:
+        with self.engine.connect() as conn:
+            return list(
+                conn.execute(select(t.refused).where(t.refused.c.id > last_id).order_by(t.refused.c.id).limit(limit))
+            )
+
+
+class Store(_Reads):
     """Events and their derived tables in one database (created when missing)."""
 
     def __init__(self, db: str, *, refused_rows: int = 10_000, max_response_bytes: int = 64 * 1024 * 1024) -> None:
@@ -539,93 +633,6 @@ class Store:
                 }
             )
         conn.execute(self._sql["runs"], values)
-
-    # ------------------------------------------------------------------ reads
-
-    def cursor(self) -> tuple[int, int]:
-        """(last event seq, refused requests counted): changes whenever anything was received."""
-        with self.engine.connect() as conn:
-            last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
-            refused = conn.execute(select(func.max(t.refused.c.id))).scalar() or 0
-        return (int(last), int(refused))
-
-    def counters(self, conn: Connection, kind: str) -> dict[str, int]:
-        rows = conn.execute(select(t.counters.c.name, t.counters.c.count).where(t.counters.c.kind == kind))
-        return {name: int(count) for name, count in rows}
-
-    def graph(self) -> tuple[tuple[int, int], LineageGraph]:
-        """The `LineageGraph` of everything stored (what `olsdk graph` would draw), cached per cursor."""
-        with self._graph_lock:
-            cursor = self.cursor()
-            if self._graph_cache is not None and self._graph_cache[0] == cursor:
-                return self._graph_cache
-            with self.engine.connect() as conn:
-                graph = self._build_graph(conn, cursor)
-            self._graph_cache = (cursor, graph)
-            return self._graph_cache
-
-    def _build_graph(self, conn: Connection, cursor: tuple[int, int]) -> LineageGraph:
-        edge_list = [
-            Edge(r.direction, r.job_namespace, r.job_name, r.dataset_namespace, r.dataset_name)
-            for r in conn.execute(select(t.edges))
-        ]
-        # As the Spark path does: each job's latest runs and the failed ones, with the counts
-        # over all runs; kept by `RunIndex` from the runs changed since the last graph.
-        self._runs.refresh(conn, cursor[0], run_summary)
-        columns = [
-            (
-                r.dataset_namespace,
-                r.dataset_name,
-                ColumnEdge(r.field, r.upstream_namespace, r.upstream_name, r.upstream_field, r.transformation),
-            )
-            for r in conn.execute(select(t.column_edges))
-        ]
-        fields: dict[tuple[str, str], str] = {}
-        dataset_keys = []
-        for r in conn.execute(select(t.datasets.c.namespace, t.datasets.c.name, t.datasets.c.fields)):
-            dataset_keys.append((r.namespace, r.name))
-            if r.fields is not None:
-                fields[r.namespace, r.name] = r.fields
-        job_keys = [(r.namespace, r.name) for r in conn.execute(select(t.jobs.c.namespace, t.jobs.c.name))]
-        return build_from_parts(
-            jobs=job_keys,
-            datasets=dataset_keys,
-            edges=edge_list,
-            runs=self._runs.runs(),
-            fields=fields,
-            columns=columns,
-            events=self.counters(conn, "event"),
-            unreadable=self.counters(conn, "refused"),
-            unreadable_samples=[],
-            notes=self.counters(conn, "note"),
-            producers=self.counters(conn, "producer"),
-            facet_keys=self.counters(conn, "facet"),
-            parents=[
-                ParentLink(r.parent_namespace, r.parent_name, r.child_namespace, r.child_name)
-                for r in conn.execute(select(t.parent_links))
-            ],
-            runs_by_state=self._runs.runs_by_state(),
-            job_totals=self._runs.job_totals(),
-            failed_runs=self._runs.failed_runs(),
-        )
-
-    def flagged_jobs(self) -> dict[tuple[str, str], int]:
-        """Jobs with events stored with spec problems, and how many."""
-        query = select(t.jobs.c.namespace, t.jobs.c.name, t.jobs.c.invalid_events).where(t.jobs.c.invalid_events > 0)
-        with self.engine.connect() as conn:
-            return {(r.namespace, r.name): int(r.invalid_events) for r in conn.execute(query)}
-
-    def events_after(self, seq: int, limit: int) -> list[Any]:
-        with self.engine.connect() as conn:
-            return list(
-                conn.execute(select(t.events).where(t.events.c.seq > seq).order_by(t.events.c.seq).limit(limit))
-            )
-
-    def refused_rows_after(self, last_id: int, limit: int) -> list[Any]:
-        with self.engine.connect() as conn:
-            return list(
-                conn.execute(select(t.refused).where(t.refused.c.id > last_id).order_by(t.refused.c.id).limit(limit))
-            )
 
 
 def run_summary(row: Any) -> RunSummary:
