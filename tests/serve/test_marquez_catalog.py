@@ -255,3 +255,25 @@ def test_dataset_and_job_versions(served: ServeProcess) -> None:
     check_shape(job_version, "JobVersion")
     assert job_version == listed[1]
     assert status_of(served, "/api/v1/namespaces/etl/jobs/nothing/versions") == 404
+
+
+def test_upstream_run_lineage(served: ServeProcess) -> None:
+    post_pipeline(served)  # extract (raw orders -> shop.orders) then transform (shop.orders -> revenue, FAIL)
+    answer = get(served, "/api/v1/runlineage/upstream", runId=TRANSFORM_RUN, depth=5)
+    check_shape(answer, "UpstreamRunLineage")  # the spec spells its inner "properties" "propoerties": checked below
+    assert all(
+        set(r) == {"job", "run", "inputs"} and set(r["run"]) == {"id", "start", "end", "status"} for r in answer["runs"]
+    )
+    runs = answer["runs"]
+    assert [(r["job"]["name"], r["run"]["id"], r["run"]["status"]) for r in runs] == [
+        ("transform", TRANSFORM_RUN, "FAILED"),
+        ("extract", EXTRACT_RUN, "COMPLETED"),
+    ]
+    (read,) = runs[0]["inputs"]
+    assert (read["namespace"], read["name"], read["producedByRunId"]) == (PG, "shop.orders", EXTRACT_RUN)
+    versions = get(served, "/api/v1/namespaces/" + urllib.parse.quote(PG, safe="") + "/datasets/shop.orders/versions")
+    assert read["version"] == versions["versions"][0]["version"]
+    assert runs[1]["inputs"] == [{"namespace": RAW, "name": "orders", "version": None, "producedByRunId": None}]
+    assert len(get(served, "/api/v1/runlineage/upstream", runId=TRANSFORM_RUN, depth=0)["runs"]) == 1
+    assert status_of(served, "/api/v1/runlineage/upstream?runId=0190d3a4-7b5c-7a3e-9f00-000000000000") == 404
+    assert status_of(served, "/api/v1/runlineage/upstream") == 400

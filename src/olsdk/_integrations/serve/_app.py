@@ -633,6 +633,14 @@ class CatalogCalls:
             ),
         )
 
+    async def upstream(self, request: Request) -> Response:
+        run_id = request.query_params.get("runId")
+        if not run_id:
+            return _error(400, "runId is required: the run whose upstream runs to list")
+        return await self._answer(
+            request, lambda store: _versions.upstream_runs(store, run_id, _int_param(request, "depth", 20, 0, 100))
+        )
+
     async def stats(self, request: Request) -> Response:
         what = request.path_params["what"]
         period, zone = request.query_params.get("period", "").upper(), request.query_params.get("timezone")
@@ -712,6 +720,7 @@ def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Star
         ("/api/v1/tags", catalog.tags, get),
         ("/api/v1/search", catalog.search, get),
         ("/api/v1/column-lineage", catalog.column_lineage, get),
+        ("/api/v1/runlineage/upstream", catalog.upstream, get),
         ("/api/v1/stats/{what}", catalog.stats, get),
         ("/api/v1/events/lineage", state.list_events, get),
         ("/api/v1/events", state.list_events, get),  # where marquez-python's list_events() asks

@@ -8,7 +8,8 @@
   location (`sourceCodeLocation` facet) and the datasets it read and wrote. Runs that
   agree on these share a version (a name-based UUID of them).
 
-Newest first, as Marquez lists them.
+Newest first, as Marquez lists them. A run's **upstream lineage** follows the version of
+each dataset it read (the latest written before it started) to the run that wrote it.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from olsdk._integrations.serve._marquez import (
 )
 from olsdk._integrations.serve._store import Store
 
-__all__ = ["dataset_version", "dataset_versions", "job_version", "job_versions"]
+__all__ = ["dataset_version", "dataset_versions", "job_version", "job_versions", "upstream_runs"]
 
 _VERSIONS: Final = uuid.UUID("6f1c1ab0-58b7-4bb2-9b5a-6f6c5e0d7a11")  # the namespace of olsdk's version ids
 
@@ -211,3 +212,70 @@ def job_version(store: Store, namespace: str, name: str, version: str) -> dict[s
             if held["version"] == version:
                 return held
     raise NotFound(f"version '{version}' of job '{name}' in namespace '{namespace}' not found")
+
+
+# ---------------------------------------------------------------- upstream run lineage
+
+
+def _run_inputs(conn: Connection, run_id: str) -> list[tuple[str, str]]:
+    inputs: set[tuple[str, str]] = set()
+    for (body,) in conn.execute(select(t.events.c.body).where(t.events.c.run_id == run_id)):
+        document = json.loads(body)
+        if isinstance(document, dict):
+            inputs |= _datasets_of(document, "inputs")
+    return sorted(inputs)
+
+
+def _read_version(conn: Connection, dataset: tuple[str, str], before: str) -> dict[str, Any] | None:
+    """The version of `dataset` a run starting at `before` read: the latest written by then."""
+    try:
+        versions = _dataset_versions(conn, *dataset)
+    except NotFound:
+        return None
+    written = [v for v in versions if v["createdAt"] <= before]
+    return max(written, key=lambda v: v["createdAt"]) if written else None
+
+
+def upstream_runs(store: Store, run_id: str, depth: int) -> dict[str, Any]:
+    """``GET /api/v1/runlineage/upstream``: the run, the dataset versions it read, the runs that
+    wrote them, and so on up to `depth` runs up; each run once."""
+    out: list[dict[str, Any]] = []
+    with store.engine.connect() as conn:
+        frontier, seen = [run_id], {run_id}
+        for _level in range(max(0, depth) + 1):
+            found = _runs(conn, set(frontier))
+            if run_id not in found and not out:
+                raise NotFound(f"run '{run_id}' not found")
+            step = []
+            for current in frontier:
+                run = found.get(current)
+                if run is None:
+                    continue
+                inputs = []
+                for dataset in _run_inputs(conn, current):
+                    version = _read_version(conn, dataset, run["startedAt"] or run["createdAt"])
+                    producer = version["createdByRun"]["id"] if version and version["createdByRun"] else None
+                    inputs.append(
+                        {
+                            "namespace": dataset[0],
+                            "name": dataset[1],
+                            "version": version["version"] if version else None,
+                            "producedByRunId": producer,
+                        }
+                    )
+                    if producer and producer not in seen:
+                        seen.add(producer)
+                        step.append(producer)
+                out.append(_upstream_run(run, inputs))
+            frontier = step
+            if not frontier:
+                break
+    return {"runs": out}
+
+
+def _upstream_run(run: dict[str, Any], inputs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "job": {**run["jobVersion"], "version": None},
+        "run": {"id": run["id"], "start": run["startedAt"], "end": run["endedAt"], "status": run["state"]},
+        "inputs": inputs,
+    }
