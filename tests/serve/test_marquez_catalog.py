@@ -255,6 +255,11 @@ def test_dataset_and_job_versions(served: ServeProcess) -> None:
     check_shape(job_version, "JobVersion")
     assert job_version == listed[1]
     assert status_of(served, "/api/v1/namespaces/etl/jobs/nothing/versions") == 404
+    # one job or dataset names its current version
+    assert get(served, "/api/v1/namespaces/etl/jobs/extract")["currentVersion"] == listed[0]["version"]
+    dataset_path = "/api/v1/namespaces/" + urllib.parse.quote(PG, safe="") + "/datasets/shop.orders"
+    assert get(served, dataset_path)["currentVersion"] == newest["version"]
+    assert get(served, "/api/v1/namespaces/etl/jobs/unrelated")["currentVersion"] is not None
 
 
 def test_upstream_run_lineage(served: ServeProcess) -> None:

@@ -363,7 +363,7 @@ def _namespace_call(store: Store, parts: list[str], limit: int, offset: int) -> 
         case [ns, "jobs"]:
             return lambda: _marquez.jobs(store, ns, limit, offset)
         case [ns, "jobs", name]:
-            return lambda: _marquez.job(store, ns, name)
+            return lambda: _versions.job_with_version(store, ns, name)
         case [ns, "jobs", name, "runs"]:
             return lambda: _marquez.runs(store, ns, name, limit, offset)
         case [ns, "jobs", name, "versions"]:
@@ -373,7 +373,7 @@ def _namespace_call(store: Store, parts: list[str], limit: int, offset: int) -> 
         case [ns, "datasets"]:
             return lambda: _marquez.datasets(store, ns, limit, offset)
         case [ns, "datasets", name]:
-            return lambda: _marquez.dataset(store, ns, name)
+            return lambda: _versions.dataset_with_version(store, ns, name)
         case [ns, "datasets", name, "versions"]:
             return lambda: _versions.dataset_versions(store, ns, name, limit, offset)
         case [ns, "datasets", name, "versions", version]:

@@ -34,9 +34,19 @@ from olsdk._integrations.serve._marquez import (
     _run,
     _text_of,
 )
+from olsdk._integrations.serve._marquez import dataset as _dataset
+from olsdk._integrations.serve._marquez import job as _job
 from olsdk._integrations.serve._store import Store
 
-__all__ = ["dataset_version", "dataset_versions", "job_version", "job_versions", "upstream_runs"]
+__all__ = [
+    "dataset_version",
+    "dataset_versions",
+    "dataset_with_version",
+    "job_version",
+    "job_versions",
+    "job_with_version",
+    "upstream_runs",
+]
 
 _VERSIONS: Final = uuid.UUID("6f1c1ab0-58b7-4bb2-9b5a-6f6c5e0d7a11")  # the namespace of olsdk's version ids
 
@@ -145,9 +155,9 @@ def dataset_version(store: Store, namespace: str, name: str, version: str) -> di
 
 def _datasets_of(document: Mapping[str, Any], side: str) -> set[tuple[str, str]]:
     found = set()
-    for dataset in document.get(side) or []:
-        if isinstance(dataset, Mapping):
-            ns, name = dataset.get("namespace"), dataset.get("name")
+    for named in document.get(side) or []:
+        if isinstance(named, Mapping):
+            ns, name = named.get("namespace"), named.get("name")
             if isinstance(ns, str) and isinstance(name, str):
                 found.add((ns, name))
     return found
@@ -279,3 +289,26 @@ def _upstream_run(run: dict[str, Any], inputs: list[dict[str, Any]]) -> dict[str
         "run": {"id": run["id"], "start": run["startedAt"], "end": run["endedAt"], "status": run["state"]},
         "inputs": inputs,
     }
+
+
+# ---------------------------------------------------------------- one dataset or job, with its version
+
+
+def dataset_with_version(store: Store, namespace: str, name: str) -> dict[str, Any]:
+    """``GET .../datasets/{dataset}``: the dataset, its ``currentVersion`` the newest of its versions."""
+    found = _dataset(store, namespace, name)
+    with store.engine.connect() as conn:
+        versions = _page(_dataset_versions(conn, namespace, name), 1, 0)["versions"]
+    found["currentVersion"] = versions[0]["version"] if versions else None
+    return found
+
+
+def job_with_version(store: Store, namespace: str, name: str) -> dict[str, Any]:
+    """``GET .../jobs/{job}``: the job, its ``currentVersion`` the version of its latest run."""
+    found = _job(store, namespace, name)
+    with store.engine.connect() as conn:
+        versions = _job_versions(conn, namespace, name)
+    latest = found.get("latestRun") or {}
+    current = next((v for v in versions if (v["latestRun"] or {}).get("id") == latest.get("id")), None)
+    found["currentVersion"] = current["version"] if current else None
+    return found
