@@ -55,7 +55,7 @@ def connect(server: ServeProcess, timeout: float = 30) -> socket.socket:
 
 
 def head(path: str, **headers: str) -> bytes:
-    lines = [f"POST {path} HTTP/1.1", "Host: test", "Content-Type: application/json"]
+    lines = [f"POST {path} HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json"]
     lines += [f"{name.replace('_', '-')}: {value}" for name, value in headers.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 

@@ -45,20 +45,25 @@ _SECRET_NAME = re.compile(
     r"|signature|^sig$|^key$|^code$|sas)",
     re.IGNORECASE,
 )
-# "scheme://user:" starts a URL's user-info; the password runs to the "@" before the host
-_URL_USER = re.compile(r"[a-zA-Z][\w+.-]*://[^:/@\s\"'<>]*:")
+# "scheme://user:" starts a URL's user-info; the password runs to the "@" before the host.
+# Every pattern here is tried once per run of the characters it repeats (a look-behind, or
+# a class without its own separator) and never backtracks into that run: linear in the text.
+_URL_USER = re.compile(r"(?<![\w+.-])(?:(?![a-zA-Z])[\w+.-])*+[a-zA-Z][\w+.-]*+://[^:/@\s\"'<>]*+:")
 # a host after the password's "@": then a path, query, fragment or the end of the URL
 _HOST_AFTER_AT = re.compile(r"@(?:\[[0-9a-fA-F:.]+\]|[\w.\-]+)(?::\d+)?(?=[/?#\s\"'<>),;]|$)")
-_QUERY_PARAM = re.compile(r"(?P<sep>[?&;])(?P<name>[^=&;#\s\"'<>]+)=(?P<value>[^&;#\s\"'<>]*)")
+_TOKEN_END = re.compile(r"[\s\"'<>]")
+_QUERY_PARAM = re.compile(r"(?P<sep>[?&;])(?P<name>[^=&;?#\s\"'<>]++)=(?P<value>[^&;#\s\"'<>]*)")
 # credentials as they travel in headers, echoed back by some servers
 _HEADER_CREDENTIAL = re.compile(
     # the schemes as headers spell them: a lower-case "token from ..." in prose is no credential
     r"\b(?P<scheme>Basic|Bearer|Token|Digest|Negotiate|ApiKey|BASIC|BEARER|basic|bearer)\s+[^\s\"',;]+"
 )
 _SECRET_HEADER_LINE = re.compile(
-    r"(?P<name>[\w-]*(?:api[-_]?key|token|auth\w*|secret|password|cookie)[\w-]*)(?P<sep>\"?\s*[:=]\s*\"?)(?P<value>[^\s\"',;&?#]+)",
+    r"(?<![\w-])(?=[\w-]*?(?:api[-_]?key|token|auth|secret|password|cookie))"
+    r"(?P<name>[\w-]++)(?P<sep>\"?\s*[:=]\s*\"?)(?P<value>[^\s\"',;&?#]+)",
     re.IGNORECASE,
 )
+_SECRET_WORDS = re.compile(r"api[-_]?key|token|auth|secret|password|cookie")  # on lower-cased text
 #: how much of a failure reason (a server's answer, say) is kept
 REASON_LIMIT = 300
 
@@ -71,20 +76,22 @@ def is_secret_key(name: str) -> bool:
 def _mask_passwords(text: str) -> str:
     out: list[str] = []
     pos = 0
+    limit, last_host = -1, -1  # the end of the token being read, its last host (scanned once per token)
     for start in _URL_USER.finditer(text):
         if start.start() < pos:
             continue  # inside a URL already masked
         begin = start.end()
-        end_of_token = re.search(r"[\s\"'<>]", text[begin:])
-        limit = begin + end_of_token.start() if end_of_token else len(text)
-        # the password may hold "@", "/", "#", "?": it runs to the last "@" of the URL that a
-        # host follows (a path holding "@" is masked too: better too much than too little)
-        hosts = [m for m in _HOST_AFTER_AT.finditer(text, begin, limit)]
-        if not hosts:
+        if begin > limit:
+            end_of_token = _TOKEN_END.search(text, begin)
+            limit = end_of_token.start() if end_of_token else len(text)
+            # the password may hold "@", "/", "#", "?": it runs to the last "@" of the URL that a
+            # host follows (a path holding "@" is masked too: better too much than too little)
+            last_host = max((m.start() for m in _HOST_AFTER_AT.finditer(text, begin, limit)), default=-1)
+        if last_host < begin:
             continue
         out.append(text[pos:begin])
         out.append(MASK)
-        pos = hosts[-1].start()
+        pos = last_host
     out.append(text[pos:])
     return "".join(out)
 
@@ -155,7 +162,8 @@ def scrub(text: str, secrets: Iterable[str] = (), limit: int = REASON_LIMIT) -> 
         text = text.replace(secret, MASK)
     text = mask_url(text)
     text = _HEADER_CREDENTIAL.sub(lambda m: f"{m['scheme']} {MASK}", text)
-    text = _SECRET_HEADER_LINE.sub(lambda m: f"{m['name']}{m['sep']}{MASK}", text)
+    if _SECRET_WORDS.search(text.lower()):  # a plain substring search first: the pattern costs more
+        text = _SECRET_HEADER_LINE.sub(lambda m: f"{m['name']}{m['sep']}{MASK}", text)
     if len(text) > limit:
         text = text[:limit] + f"... [{len(text) - limit} more characters]"
     return text

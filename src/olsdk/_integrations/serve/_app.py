@@ -14,21 +14,25 @@ import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
+from pydantic_core import to_json
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from olsdk._foundation._exceptions import Problem
-from olsdk._integrations._graph._facts import extract, facts_json
+from olsdk._integrations._graph._facts import NO_TIME, canonical_time, extract, facts_json
 from olsdk._integrations._graph._page import page_data, render_page
-from olsdk._integrations.serve import _marquez
+from olsdk._integrations.serve import _catalog, _marquez, _versions
+from olsdk._integrations.serve._guard import RequestGuard, served_hosts
 from olsdk._integrations.serve._ingest import (
     BodyBudget,
     BodyError,
     Sorted,
+    check_event,
     problem_dicts,
     read_body,
     sort_batch,
@@ -44,6 +48,7 @@ log = logging.getLogger("olsdk.serve")
 
 LINEAGE: Final = "/api/v1/lineage"
 BATCH: Final = "/api/v1/lineage/batch"
+VALIDATE: Final = "/api/v1/lineage/validate"
 LIVE: Final = "/api/olsdk/live"
 COALESCE_SECONDS: Final = 0.5
 FEED_LIMIT: Final = 1000  # events per feed answer
@@ -84,9 +89,17 @@ def _int_param(request: Request, name: str, default: int, low: int = 0, high: in
     try:
         number = int(value)
     except ValueError:
-        raise _BadRequest(f"{name}={value!r}: not an integer") from None
+        raise _BadRequest(f"{name}={value[:40]!r}: not an integer") from None
     if not low <= number <= high:
         raise _BadRequest(f"{name}={number}: must be between {low} and {high}")
+    return number
+
+
+def _limit(request: Request, cap: int, default: int = 100) -> int:
+    """The ``limit`` of a listing: at most `cap` items a page (400 beyond, saying so)."""
+    number = _int_param(request, "limit", default, 0, 2**62)
+    if number > cap:
+        raise _BadRequest(f"limit={number}: a page holds at most {cap} items; ask for the next ones with offset")
     return number
 
 
@@ -94,12 +107,24 @@ class _BadRequest(ValueError):
     pass
 
 
+class SafeJSONResponse(JSONResponse):
+    """JSON as Starlette writes it; a value JSON has no number for (a stored event's ``1e999``
+    reads back as infinity) is written as null rather than failing the answer."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:
+            return to_json(content, inf_nan_mode="null")
+
+
 def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"code": status, "message": message, **extra}, status_code=status)
+    return SafeJSONResponse({"code": status, "message": message, **extra}, status_code=status)
 
 
 class ServeApp:
-    """The state behind the routes: settings, store, writer, body budget, page cache."""
+    """The state behind the routes (settings, store, writer, body budget), and the routes of
+    ingest and of Marquez's namespaces, jobs, datasets, runs, lineage and events."""
 
     def __init__(self, settings: ServeSettings, store: Store) -> None:
         self.settings = settings
@@ -108,9 +133,6 @@ class ServeApp:
         self.writer: Writer | None = None
         self.signal: Changes | None = None
         self.closing = asyncio.Event()
-        self._page: tuple[tuple[int, int], str] | None = None
-        self._live: tuple[tuple[int, int], str] | None = None
-        self._live_lock = threading.Lock()
 
     # ------------------------------------------------------------------ life
 
@@ -181,7 +203,7 @@ class ServeApp:
                     problems=problems, sha256=body.sha256, producer=result.producer,
                 )  # fmt: skip
                 await self._writer().refuse([refusal])
-                return JSONResponse(
+                return SafeJSONResponse(
                     {"status": "refused", "message": "not a readable OpenLineage event", "problems": problems}, 422
                 )
             try:
@@ -191,7 +213,7 @@ class ServeApp:
         finally:
             self.budget.give(body.held)
         if result.problems:
-            return JSONResponse(
+            return SafeJSONResponse(
                 {
                     "status": "stored",
                     "valid": False,
@@ -199,7 +221,7 @@ class ServeApp:
                     "problems": problem_dicts(result.problems),
                 }
             )
-        return JSONResponse({"status": "stored", "valid": True})
+        return SafeJSONResponse({"status": "stored", "valid": True})
 
     async def post_batch(self, request: Request) -> Response:
         received_at = now()
@@ -214,40 +236,18 @@ class ServeApp:
                     problems=problem_dicts([result]), sha256=body.sha256,
                 )  # fmt: skip
                 await self._writer().refuse([refusal])
-                return JSONResponse(
+                return SafeJSONResponse(
                     {"status": "refused", "message": "not a batch of events", "problems": problem_dicts([result])}, 422
                 )
             stored = [s.received for s in result if s.received is not None]
-            refusals = []
-            failed, with_problems = [], []
-            for index, item in enumerate(result):
-                problems = problem_dicts(item.problems)
-                if item.received is None:
-                    text = json.dumps(item.document, ensure_ascii=False).encode("utf-8", "replace")
-                    refusals.append(
-                        Refusal(
-                            f"{BATCH}[{index}]",
-                            422,
-                            _reason(item.problems[0]),
-                            len(text),
-                            text[: self.settings.refused_head_bytes],
-                            received_at,
-                            problems=problems,
-                            producer=item.producer,
-                        )
-                    )
-                    failed.append(
-                        {"index": index, "reason": str(item.problems[0]), "retriable": False, "problems": problems}
-                    )
-                elif item.problems:
-                    with_problems.append({"index": index, "problems": problems})
+            refusals, failed, with_problems = self._batch_outcome(result, received_at)
             try:
                 await self._writer().store_events(stored, refusals)
             except Exception as exc:
                 return _error(503, f"the batch could not be stored ({type(exc).__name__}): retry later")
         finally:
             self.budget.give(body.held)
-        return JSONResponse(
+        return SafeJSONResponse(
             {
                 "status": "partial_success" if failed else "success",
                 "summary": {
@@ -262,11 +262,44 @@ class ServeApp:
             }
         )
 
+    def _batch_outcome(
+        self, result: list[Sorted], received_at: str
+    ) -> tuple[list[Refusal], list[dict[str, Any]], list[dict[str, Any]]]:
+        """The refusals to keep, the spec's ``failed_events`` and olsdk's ``stored_with_problems``."""
+        refusals, failed, with_problems = [], [], []
+        for index, item in enumerate(result):
+            problems = problem_dicts(item.problems)
+            if item.received is None:
+                text = json.dumps(item.document, ensure_ascii=False).encode("utf-8", "replace")
+                refusals.append(
+                    Refusal(
+                        f"{BATCH}[{index}]", 422, _reason(item.problems[0]), len(text),
+                        text[: self.settings.refused_head_bytes], received_at,
+                        problems=problems, producer=item.producer,
+                    )
+                )  # fmt: skip
+                failed.append(
+                    {"index": index, "reason": str(item.problems[0]), "retriable": False, "problems": problems}
+                )
+            elif item.problems:
+                with_problems.append({"index": index, "problems": problems})
+        return refusals, failed, with_problems
+
+    async def post_validate(self, request: Request) -> Response:
+        """An event's problems (as ``olsdk validate --format json --lenient`` reports them), not stored."""
+        body = await self._body(request, VALIDATE, now())
+        if isinstance(body, Response):
+            return body
+        try:
+            return SafeJSONResponse(await run_in_threadpool(check_event, body.data))
+        finally:
+            self.budget.give(body.held)
+
     # ------------------------------------------------------------------ Marquez
 
     async def _read(self, call: Callable[[], Any]) -> Response:
         try:
-            return JSONResponse(await run_in_threadpool(call))
+            return SafeJSONResponse(await run_in_threadpool(call))
         except _marquez.NotFound as exc:
             return _error(404, str(exc))
         except (_BadRequest, ValueError) as exc:
@@ -278,28 +311,15 @@ class ServeApp:
         rest = raw[len(_NAMESPACES) :].strip(b"/")
         try:
             parts = [urllib.parse.unquote_to_bytes(p).decode("utf-8") for p in rest.split(b"/")] if rest else []
-            limit = _int_param(request, "limit", 100, 0, 10_000)
-            offset = _int_param(request, "offset", 0)
+            limit = _limit(request, self.settings.max_page_items)
+            offset = _int_param(request, "offset", 0, 0, 2**62)
         except UnicodeDecodeError:
             return _error(400, "the path is not UTF-8 once percent-decoded")
         except _BadRequest as exc:
             return _error(400, str(exc))
-        store = self.store
-        match parts:
-            case []:
-                return await self._read(lambda: _marquez.namespaces(store, limit, offset))
-            case [ns]:
-                return await self._read(lambda: _marquez.namespace(store, ns))
-            case [ns, "jobs"]:
-                return await self._read(lambda: _marquez.jobs(store, ns, limit, offset))
-            case [ns, "jobs", name]:
-                return await self._read(lambda: _marquez.job(store, ns, name))
-            case [ns, "jobs", name, "runs"]:
-                return await self._read(lambda: _marquez.runs(store, ns, name, limit, offset))
-            case [ns, "datasets"]:
-                return await self._read(lambda: _marquez.datasets(store, ns, limit, offset))
-            case [ns, "datasets", name]:
-                return await self._read(lambda: _marquez.dataset(store, ns, name))
+        call = _namespace_call(self.store, parts, limit, offset)
+        if call is not None:
+            return await self._read(call)
         return _error(404, f"no such call: {request.url.path} (names with '/' must be percent-encoded)")
 
     async def get_run(self, request: Request) -> Response:
@@ -318,14 +338,73 @@ class ServeApp:
 
     async def list_events(self, request: Request) -> Response:
         try:
-            limit = _int_param(request, "limit", 100, 0, 10_000)
-            offset = _int_param(request, "offset", 0)
+            limit = _limit(request, self.settings.max_page_items)
+            offset = _int_param(request, "offset", 0, 0, 2**62)
         except _BadRequest as exc:
             return _error(400, str(exc))
         ascending = request.query_params.get("sortDirection", "desc").lower() == "asc"
-        return await self._read(lambda: _marquez.events(self.store, limit, offset, ascending))
+        span = {}
+        for key in ("before", "after"):
+            value = request.query_params.get(key)
+            if value:
+                span[key] = canonical_time(value.replace(" ", "+"))  # a '+' of an offset arrives as a space
+                if span[key] == NO_TIME:
+                    return _error(400, f"{key}={value[:60]!r}: not an ISO 8601 date-time")
+        return await self._read(lambda: _marquez.events(self.store, limit, offset, ascending, **span))
 
-    # ------------------------------------------------------------------ olsdk's own
+
+def _namespace_call(store: Store, parts: list[str], limit: int, offset: int) -> Callable[[], Any] | None:
+    """The call a path under ``/api/v1/namespaces`` names (its parts percent-decoded), or None."""
+    match parts:
+        case []:
+            return lambda: _marquez.namespaces(store, limit, offset)
+        case [ns]:
+            return lambda: _marquez.namespace(store, ns)
+        case [ns, "jobs"]:
+            return lambda: _marquez.jobs(store, ns, limit, offset)
+        case [ns, "jobs", name]:
+            return lambda: _versions.job_with_version(store, ns, name)
+        case [ns, "jobs", name, "runs"]:
+            return lambda: _marquez.runs(store, ns, name, limit, offset)
+        case [ns, "jobs", name, "versions"]:
+            return lambda: _versions.job_versions(store, ns, name, limit, offset)
+        case [ns, "jobs", name, "versions", version]:
+            return lambda: _versions.job_version(store, ns, name, version)
+        case [ns, "datasets"]:
+            return lambda: _marquez.datasets(store, ns, limit, offset)
+        case [ns, "datasets", name]:
+            return lambda: _versions.dataset_with_version(store, ns, name)
+        case [ns, "datasets", name, "versions"]:
+            return lambda: _versions.dataset_versions(store, ns, name, limit, offset)
+        case [ns, "datasets", name, "versions", version]:
+            return lambda: _versions.dataset_version(store, ns, name, version)
+    return None
+
+
+class OwnCalls:
+    """olsdk's own calls beside Marquez's: status, refusals, the page, its data and its feeds."""
+
+    def __init__(self, state: ServeApp) -> None:
+        self.state = state
+        self._page: tuple[tuple[int, int], str] | None = None
+        self._live: tuple[tuple[int, int], str] | None = None
+        self._live_lock = threading.Lock()
+
+    @property
+    def store(self) -> Store:
+        return self.state.store
+
+    @property
+    def settings(self) -> ServeSettings:
+        return self.state.settings
+
+    @property
+    def signal(self) -> Changes | None:
+        return self.state.signal
+
+    @property
+    def closing(self) -> asyncio.Event:
+        return self.state.closing
 
     def _status(self) -> dict[str, Any]:
         store = self.store
@@ -350,7 +429,7 @@ class ServeApp:
             }
 
     async def status(self, _request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(self._status))
+        return SafeJSONResponse(await run_in_threadpool(self._status))
 
     def _refused(self, after: int, limit: int) -> dict[str, Any]:
         rows = self.store.refused_rows_after(after, limit)
@@ -378,7 +457,7 @@ class ServeApp:
             limit = _int_param(request, "limit", 100, 1, 1000)
         except _BadRequest as exc:
             return _error(400, str(exc))
-        return JSONResponse(await run_in_threadpool(self._refused, after, limit))
+        return SafeJSONResponse(await run_in_threadpool(self._refused, after, limit))
 
     def _render_page(self) -> str:
         cursor, graph = self.store.graph()
@@ -398,7 +477,7 @@ class ServeApp:
         return data
 
     async def graph(self, _request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(self._graph_data))
+        return SafeJSONResponse(await run_in_threadpool(self._graph_data))
 
     def _feed_after(self, after: int) -> dict[str, Any]:
         rows = self.store.events_after(after, FEED_LIMIT)
@@ -430,7 +509,7 @@ class ServeApp:
         if not feed["events"] and wait:
             await signal.wait(seen, wait)
             feed = await run_in_threadpool(self._feed_after, after)
-        return JSONResponse(feed, headers={"Cache-Control": "no-store"})
+        return SafeJSONResponse(feed, headers={"Cache-Control": "no-store"})
 
     def _live_payload(self) -> tuple[tuple[int, int], str]:
         """The page data of everything stored, as one line of JSON; laid out once per change for all pages."""
@@ -488,6 +567,90 @@ class ServeApp:
         )
 
 
+class CatalogCalls:
+    """Marquez's calls beyond namespaces, jobs, datasets and lineage (`_catalog`): every
+    namespace's jobs, sources, tags, a run's facets, search and the dashboard's statistics."""
+
+    def __init__(self, state: ServeApp) -> None:
+        self.state = state
+
+    async def _answer(self, request: Request, call: Callable[[Store], Any]) -> Response:
+        try:
+            store = self.state.store
+            return await self.state._read(lambda: call(store))
+        except _BadRequest as exc:
+            return _error(400, str(exc))
+
+    def _page(self, request: Request) -> tuple[int, int]:
+        return _limit(request, self.state.settings.max_page_items), _int_param(request, "offset", 0, 0, 2**62)
+
+    async def jobs(self, request: Request) -> Response:
+        return await self._answer(request, lambda store: _catalog.all_jobs(store, *self._page(request)))
+
+    async def sources(self, request: Request) -> Response:
+        return await self._answer(request, lambda store: _catalog.sources(store, *self._page(request)))
+
+    async def source(self, request: Request) -> Response:
+        name = request.path_params["source"]
+        return await self._answer(request, lambda store: _catalog.source(store, name))
+
+    async def tags(self, request: Request) -> Response:
+        return await self._answer(request, lambda store: _catalog.tags(store, *self._page(request)))
+
+    async def run_facets(self, request: Request) -> Response:
+        run_id, kind = request.path_params["run_id"], request.query_params.get("type", "run").lower()
+        return await self._answer(request, lambda store: _catalog.run_facets(store, run_id, kind))
+
+    async def search(self, request: Request) -> Response:
+        params = request.query_params
+        words = params.get("q", "")
+        if not words.strip():
+            return _error(400, "q is required: the words to search job and dataset names for")
+        chosen = params.get("filter", "").upper()
+        kinds = (chosen,) if chosen in ("JOB", "DATASET") else ("JOB", "DATASET")
+        by_name = params.get("sort", "NAME").upper() != "UPDATE_AT"
+        dates = {key: params.get(key) or None for key in ("before", "after")}
+        cap = self.state.settings.max_page_items
+        return await self._answer(
+            request,
+            lambda store: _catalog.search(
+                store, words, kinds=kinds, by_name=by_name, limit=_limit(request, cap, 10),
+                namespace=params.get("namespace") or None, **dates,
+            ),
+        )  # fmt: skip
+
+    async def column_lineage(self, request: Request) -> Response:
+        node_id = request.query_params.get("nodeId")
+        if not node_id:
+            return _error(
+                400, "nodeId is required ('dataset:<namespace>:<name>' or 'datasetField:<namespace>:<name>:<field>')"
+            )
+        with_downstream = request.query_params.get("withDownstream", "false").lower() == "true"
+        return await self._answer(
+            request,
+            lambda store: _catalog.column_lineage(
+                store, node_id, _int_param(request, "depth", 20, 0, 100), with_downstream
+            ),
+        )
+
+    async def upstream(self, request: Request) -> Response:
+        run_id = request.query_params.get("runId")
+        if not run_id:
+            return _error(400, "runId is required: the run whose upstream runs to list")
+        return await self._answer(
+            request, lambda store: _versions.upstream_runs(store, run_id, _int_param(request, "depth", 20, 0, 100))
+        )
+
+    async def stats(self, request: Request) -> Response:
+        what = request.path_params["what"]
+        period, zone = request.query_params.get("period", "").upper(), request.query_params.get("timezone")
+        if what == "lineage-events":
+            return await self._answer(request, lambda store: _catalog.stats_events(store, period, zone))
+        if what in ("jobs", "datasets", "sources"):
+            return await self._answer(request, lambda store: _catalog.stats_counts(store, what, period, zone))
+        return _error(404, f"no such statistics: {what} (lineage-events, jobs, datasets, sources)")
+
+
 class _ApiKey:
     """Every call needs the key when one is set: ``Bearer KEY`` or HTTP Basic with KEY as password."""
 
@@ -534,28 +697,66 @@ def create_app(settings: ServeSettings) -> Starlette:
 
 def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Starlette, ServeApp]:
     """`create_app`, and the state behind it (the server reports protocol-level refusals to it)."""
-    state = ServeApp(settings, store or Store(settings.db, refused_rows=settings.refused_rows))
+    store = store or Store(
+        settings.db, refused_rows=settings.refused_rows, max_response_bytes=settings.max_response_bytes
+    )
+    state = ServeApp(settings, store)
+    catalog = CatalogCalls(state)
+    own = OwnCalls(state)
     get = ["GET", "HEAD"]
     endpoints: list[tuple[str, Callable[[Request], Awaitable[Response]], list[str]]] = [
-        ("/", state.page, get),
+        ("/", own.page, get),
         (LINEAGE, state.post_event, ["POST"]),
         (LINEAGE, state.get_lineage, get),
         (BATCH, state.post_batch, ["POST"]),
+        (VALIDATE, state.post_validate, ["POST"]),
         ("/api/v1/namespaces", state.namespace_tree, get),
         ("/api/v1/namespaces/{rest:path}", state.namespace_tree, get),
         ("/api/v1/jobs/runs/{run_id}", state.get_run, get),
+        ("/api/v1/jobs/runs/{run_id}/facets", catalog.run_facets, get),
+        ("/api/v1/jobs", catalog.jobs, get),
+        ("/api/v1/sources", catalog.sources, get),
+        ("/api/v1/sources/{source:path}", catalog.source, get),
+        ("/api/v1/tags", catalog.tags, get),
+        ("/api/v1/search", catalog.search, get),
+        ("/api/v1/column-lineage", catalog.column_lineage, get),
+        ("/api/v1/runlineage/upstream", catalog.upstream, get),
+        ("/api/v1/stats/{what}", catalog.stats, get),
         ("/api/v1/events/lineage", state.list_events, get),
         ("/api/v1/events", state.list_events, get),  # where marquez-python's list_events() asks
-        ("/api/olsdk/status", state.status, get),
-        ("/api/olsdk/refused", state.refused, get),
-        ("/api/olsdk/graph", state.graph, get),
-        ("/api/olsdk/changes", state.feed, get),
-        (LIVE, state.live, get),
+        ("/api/olsdk/status", own.status, get),
+        ("/api/olsdk/refused", own.refused, get),
+        ("/api/olsdk/graph", own.graph, get),
+        ("/api/olsdk/changes", own.feed, get),
+        (LIVE, own.live, get),
     ]
     app = Starlette(
         routes=[Route(path, endpoint, methods=methods) for path, endpoint, methods in endpoints],
         lifespan=state.lifespan,
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
     )
     if settings.api_key:
         app.add_middleware(_ApiKey, key=settings.api_key, on_refused=state.report_refusal)
+    app.add_middleware(  # the outermost: refused before the key is looked at
+        RequestGuard,
+        hosts=served_hosts(settings.host, settings.allowed_hosts),
+        origins=settings.allowed_origins,
+        json_paths=frozenset({LINEAGE, BATCH, VALIDATE}),
+        on_refused=state.report_refusal,
+    )
     return app, state
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own answers (no such route, method not allowed) in the API's JSON shape."""
+    assert isinstance(exc, HTTPException)
+    message = f"no such call: {request.method} {request.url.path}" if exc.status_code == 404 else str(exc.detail)
+    response = _error(exc.status_code, message)
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+async def _server_error(_request: Request, exc: Exception) -> Response:
+    log.error("olsdk serve: an answer failed (%s)", type(exc).__name__, exc_info=exc)
+    return _error(500, f"the server failed to answer ({type(exc).__name__})")

@@ -7,11 +7,16 @@ without it, and ``olsdk serve`` says which extra to install.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import json
 import os
 import sys
+import urllib.parse
+import urllib.request
+from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run_serve"]
+__all__ = ["install_hint", "register", "run_serve"]
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -60,7 +65,41 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="S",
         help="seconds for a request line and headers to arrive (default: 10)",
     )
+    _add_safety_options(parser)
     parser.set_defaults(handler=run_serve)
+
+
+def _add_safety_options(parser: argparse.ArgumentParser) -> None:
+    """The options that bound what a client may ask of the server, and whom it answers."""
+    parser.add_argument(
+        "--max-response-mb",
+        type=float,
+        default=64.0,
+        help="stored JSON one read answer may hold; a page that would hold more is refused (default: 64)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name to answer besides localhost and the bound address (repeat for more; '*' for any): "
+        "requests naming another host are refused, which defeats DNS rebinding",
+    )
+    parser.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a web origin (https://ui.example:3000) whose pages may call the API (repeat for more); "
+        "requests from other pages are refused",
+    )
+    parser.add_argument(
+        "--max-connections-per-client",
+        type=int,
+        default=100,
+        metavar="N",
+        help="connections one client address may hold open at once (default: 100)",
+    )
 
 
 def _api_key(args: argparse.Namespace) -> str | None:
@@ -80,10 +119,7 @@ def run_serve(args: argparse.Namespace) -> int:
         from olsdk._integrations.serve._server import run
         from olsdk._integrations.serve._settings import MIB, ServeSettings
     except ImportError as exc:
-        print(
-            f"olsdk serve: error: {exc.name or exc} is not installed: pip install 'olsdk[serve]'",
-            file=sys.stderr,
-        )
+        print(f"olsdk serve: error: {exc.name or exc} is not installed: {install_hint()}", file=sys.stderr)
         return 2
     from sqlalchemy.exc import SQLAlchemyError
 
@@ -97,6 +133,10 @@ def run_serve(args: argparse.Namespace) -> int:
             max_body_bytes=max(1024, int(args.max_body_mb * MIB)),
             body_timeout=max(0.1, args.body_timeout),
             header_timeout=max(0.1, args.header_timeout),
+            allowed_hosts=tuple(args.allowed_host),
+            allowed_origins=tuple(args.allowed_origin),
+            max_connections_per_client=max(1, args.max_connections_per_client),
+            max_response_bytes=max(1024, int(args.max_response_mb * MIB)),
             **({"db": args.db} if args.db else {}),
             **({"title": args.title} if args.title else {}),
         )
@@ -115,3 +155,56 @@ def _hide_password(message: str, db: str | None) -> str:
 
     password = urlsplit(db).password if db and "://" in db else None
     return message.replace(password, "***") if password else message
+
+
+def install_hint(distribution: importlib.metadata.Distribution | None = None) -> str:
+    """The command that installs the serve extra for the olsdk in use, where it came from:
+    ``pip install 'olsdk[serve]'`` from an index, the wheel's or folder's path otherwise
+    (a source tree run as it is: its folder), and the extra's packages themselves, which
+    install wherever olsdk came from."""
+    if distribution is None:
+        source = Path(__file__).resolve().parents[3]  # src/olsdk/_integrations/serve -> src
+        if source.name == "src" and (source.parent / "pyproject.toml").is_file():
+            packages = _serve_packages_of_tree(source.parent)
+            return _with_packages(f"pip install -e '{source.parent}[serve]'", packages)
+        try:
+            distribution = importlib.metadata.distribution("olsdk")
+        except importlib.metadata.PackageNotFoundError:
+            return "pip install 'olsdk[serve]'"
+    packages = [
+        requirement.split(";")[0].strip()
+        for requirement in distribution.requires or []
+        if "extra ==" in requirement.replace('"', "'") and "'serve'" in requirement.replace('"', "'")
+    ]
+    return _with_packages(_pip_command(distribution), packages)
+
+
+def _pip_command(distribution: importlib.metadata.Distribution) -> str:
+    origin = distribution.read_text("direct_url.json")
+    if not origin:
+        return "pip install 'olsdk[serve]'"  # from an index
+    found = json.loads(origin)
+    url = found.get("url", "")
+    if url.startswith("file:"):
+        path = urllib.request.url2pathname(urllib.parse.urlsplit(url).path)
+        editable = found.get("dir_info", {}).get("editable", False)
+        return f"pip install {'-e ' if editable else ''}'{path}[serve]'"
+    vcs = found.get("vcs_info", {}).get("vcs")
+    return f"pip install 'olsdk[serve] @ {vcs + '+' if vcs else ''}{url}'"
+
+
+def _serve_packages_of_tree(root: Path) -> list[str]:
+    import tomllib
+
+    try:
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    packages: list[str] = project.get("project", {}).get("optional-dependencies", {}).get("serve", [])
+    return packages
+
+
+def _with_packages(command: str, packages: list[str]) -> str:
+    if not packages:
+        return command
+    return f"{command} (or the extra's packages: pip install {' '.join(repr(p) for p in packages)})"

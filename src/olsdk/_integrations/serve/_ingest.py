@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import zlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -23,13 +24,14 @@ from olsdk._integrations.serve._store import Received
 from olsdk._readers._events import parse_event
 from olsdk._readers._lenient import identity_problem
 from olsdk._readers._validate import validate_document
-from olsdk._readers._wire import JSONProblem, decode
+from olsdk._readers._wire import JSONProblem, decode, decode_exact, exact_numbers
 
 __all__ = [
     "Body",
     "BodyBudget",
     "BodyError",
     "Sorted",
+    "check_event",
     "problem_dicts",
     "read_body",
     "sort_batch",
@@ -39,6 +41,18 @@ __all__ = [
 MAX_VALUE_CHARS: Final = 200  # of a problem's value shown in an answer
 _GZIP: Final = ("gzip", "x-gzip")
 _IDENTITY: Final = ("", "identity")
+# A number no 64-bit double holds has an exponent of three digits or more than 308 digits.
+# Only a body holding such a run (digits as "0", "e" and "E" as "e", "+" dropped, all else a
+# space) is searched for the infinities its decoding gave: a few C-speed passes over the bytes.
+_DIGIT_SHAPES: Final = bytes(ord("0") if 48 <= c <= 57 else ord("e") if c in b"eE" else 32 for c in range(256))
+
+
+def _may_hold_huge_numbers(data: bytes) -> bool:
+    shapes = data.translate(_DIGIT_SHAPES, b"+")  # "1e+400" reads as "0e000"
+    return b"0e000" in shapes or b"0" * 309 in shapes
+
+
+HUGE_RULE: Final = "a number beyond the range of a 64-bit double (about 1.8e308): olsdk serve keeps numbers as doubles"
 
 
 class BodyError(Exception):
@@ -75,6 +89,62 @@ class Body:
     held: int  # bytes taken from the budget, given back by the caller
 
 
+class _Reader:
+    """One body being read: its size as sent, digest, first bytes, the (inflated) parts and the
+    bytes it holds of the budget; `BodyError` as soon as a limit is passed."""
+
+    def __init__(self, *, gzip: bool, max_bytes: int, head_bytes: int, budget: BodyBudget) -> None:
+        self.inflater = zlib.decompressobj(wbits=31) if gzip else None
+        self.max_bytes, self.head_bytes, self.budget = max_bytes, head_bytes, budget
+        self.parts: list[bytes] = []
+        self.digest = hashlib.sha256()
+        self.size = self.inflated = self.held = 0
+        self.head = b""
+
+    def error(self, status: int, reason: str, retry_after: int | None = None) -> BodyError:
+        return BodyError(status, reason, size=self.size, head=self.head, retry_after=retry_after)
+
+    def hold(self, amount: int) -> None:
+        if not self.budget.take(amount):
+            raise self.error(503, "too many request bodies at once: retry later", retry_after=1)
+        self.held += amount
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if len(self.head) < self.head_bytes:
+            self.head += chunk[: self.head_bytes - len(self.head)]
+        if self.size > self.max_bytes:
+            raise self.error(413, f"body over the limit of {self.max_bytes} bytes")
+        self.digest.update(chunk)
+        self.hold(len(chunk))  # a compressed chunk is held while it inflates
+        if self.inflater is None:
+            self.parts.append(chunk)
+        else:
+            self._inflate(chunk)
+
+    def _inflate(self, data: bytes) -> None:
+        assert self.inflater is not None
+        while data:
+            out = self.inflater.decompress(data, self.max_bytes - self.inflated + 1)
+            self.inflated += len(out)
+            if self.inflated > self.max_bytes:
+                raise self.error(413, f"gzip body inflates to over the limit of {self.max_bytes} bytes")
+            if out:
+                self.hold(len(out))
+                self.parts.append(out)
+            if self.inflater.eof:  # the end of a gzip member: another may follow
+                data = self.inflater.unused_data
+                if data:
+                    self.inflater = zlib.decompressobj(wbits=31)
+            else:
+                data = self.inflater.unconsumed_tail
+
+    def body(self) -> Body:
+        if self.inflater is not None and not self.inflater.eof and self.size:
+            raise self.error(400, "Content-Encoding gzip, but the gzip data ends early")
+        return Body(b"".join(self.parts), self.size, self.digest.hexdigest(), self.head, self.held)
+
+
 async def read_body(
     chunks: AsyncIterator[bytes],
     *,
@@ -91,67 +161,22 @@ async def read_body(
         raise BodyError(415, f"Content-Encoding {encoding!r}: only gzip or none", size=declared or 0, head=b"")
     if declared is not None and declared > max_bytes:
         raise BodyError(413, f"body of {declared} bytes: the limit is {max_bytes}", size=declared, head=b"")
-    gzip = encoding in _GZIP
-    inflater = zlib.decompressobj(wbits=31) if gzip else None
-    parts: list[bytes] = []
-    digest = hashlib.sha256()
-    size = inflated = held = 0
-    head = b""
-
-    def hold(amount: int) -> None:
-        nonlocal held
-        if not budget.take(amount):
-            raise BodyError(503, "too many request bodies at once: retry later", size=size, head=head, retry_after=1)
-        held += amount
-
+    reader = _Reader(gzip=encoding in _GZIP, max_bytes=max_bytes, head_bytes=head_bytes, budget=budget)
     try:
         async with asyncio.timeout(timeout):
             async for chunk in chunks:
-                if not chunk:
-                    continue
-                size += len(chunk)
-                if len(head) < head_bytes:
-                    head += chunk[: head_bytes - len(head)]
-                if size > max_bytes:
-                    raise BodyError(413, f"body over the limit of {max_bytes} bytes", size=size, head=head)
-                digest.update(chunk)
-                if inflater is None:
-                    hold(len(chunk))
-                    parts.append(chunk)
-                    continue
-                hold(len(chunk))  # the compressed chunk is held while it inflates
-                data = chunk
-                while data:
-                    out = inflater.decompress(data, max_bytes - inflated + 1)
-                    inflated += len(out)
-                    if inflated > max_bytes:
-                        raise BodyError(
-                            413, f"gzip body inflates to over the limit of {max_bytes} bytes", size=size, head=head
-                        )
-                    if out:
-                        hold(len(out))
-                        parts.append(out)
-                    if inflater.eof:  # the end of a gzip member: another may follow
-                        data = inflater.unused_data
-                        if data:
-                            inflater = zlib.decompressobj(wbits=31)
-                    else:
-                        data = inflater.unconsumed_tail
+                if chunk:
+                    reader.add(chunk)
+        return reader.body()
     except TimeoutError:
-        budget.give(held)
-        raise BodyError(408, f"the body did not arrive within {timeout:g} s", size=size, head=head) from None
+        budget.give(reader.held)
+        raise reader.error(408, f"the body did not arrive within {timeout:g} s") from None
     except zlib.error as exc:
-        budget.give(held)
-        raise BodyError(
-            400, f"Content-Encoding gzip, but the body is not gzip data ({exc})", size=size, head=head
-        ) from None
+        budget.give(reader.held)
+        raise reader.error(400, f"Content-Encoding gzip, but the body is not gzip data ({exc})") from None
     except BodyError:
-        budget.give(held)
+        budget.give(reader.held)
         raise
-    if inflater is not None and not inflater.eof and size:
-        budget.give(held)
-        raise BodyError(400, "Content-Encoding gzip, but the gzip data ends early", size=size, head=head)
-    return Body(b"".join(parts), size, digest.hexdigest(), head, held)
 
 
 @dataclass(slots=True)
@@ -193,10 +218,32 @@ def _value_at(document: Any, path: str) -> tuple[bool, Any]:
 
 
 def _shown(value: Any) -> Any:
-    text = json.dumps(value, ensure_ascii=False)
+    """`value` for an answer: as it is when short, else its JSON cut short; always JSON."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # an infinity (a number too large for a double) somewhere in it
+        if isinstance(value, float):
+            return "a number beyond the range of a 64-bit double"
+        text = json.dumps(value, ensure_ascii=False)
+        return text[:MAX_VALUE_CHARS] + ("..." if len(text) > MAX_VALUE_CHARS else "")
     if len(text) <= MAX_VALUE_CHARS:
         return value
     return (value if isinstance(value, str) else text)[:MAX_VALUE_CHARS] + "..."
+
+
+def _huge_numbers(document: Any) -> list[Problem]:
+    """A problem at each number of `document` that decoded to an infinity."""
+    problems = []
+    stack: list[tuple[Any, str]] = [(document, "")]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            problems.append(Problem(path, HUGE_RULE))
+        elif isinstance(node, dict):
+            stack.extend((value, f"{path}.{key}" if path else key) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((value, f"{path}[{index}]") for index, value in enumerate(node))
+    return sorted(problems, key=lambda p: p.path)
 
 
 def _with_values(document: Any, problems: list[Problem]) -> list[Problem]:
@@ -208,7 +255,7 @@ def _with_values(document: Any, problems: list[Problem]) -> list[Problem]:
 
 
 def problem_dicts(problems: list[Problem]) -> list[dict[str, Any]]:
-    return [{"path": p.path, "rule": p.rule, "value": p.value} for p in problems]
+    return [{"path": p.path, "rule": p.rule, "value": None if p.value is None else _shown(p.value)} for p in problems]
 
 
 def _producer(document: Any) -> str | None:
@@ -216,10 +263,12 @@ def _producer(document: Any) -> str | None:
     return producer if isinstance(producer, str) else None
 
 
-def _sort_document(document: Any, body: str | None, received_at: str) -> Sorted:
+def _sort_document(document: Any, body: str | None, received_at: str, huge: bool = False) -> Sorted:
     problem = identity_problem(document)
     if problem is not None:
         return Sorted(None, [problem], _producer(document), document)
+    if huge and (found := _huge_numbers(document)):
+        return Sorted(None, found, _producer(document), document)
     problems = validate_document(document)
     if problems:
         try:
@@ -239,7 +288,8 @@ def sort_event(data: bytes, received_at: str) -> Sorted:
         return Sorted(None, [exc.problem])
     if isinstance(document, list):
         return Sorted(None, [Problem("", "a JSON array: send a list of events to /api/v1/lineage/batch")])
-    return _sort_document(document, data.decode("utf-8", "replace"), received_at)
+    huge = _may_hold_huge_numbers(data)
+    return _sort_document(document, data.decode("utf-8", "replace"), received_at, huge)
 
 
 def sort_batch(data: bytes, received_at: str) -> list[Sorted] | Problem:
@@ -250,4 +300,36 @@ def sort_batch(data: bytes, received_at: str) -> list[Sorted] | Problem:
         return exc.problem
     if not isinstance(document, list):
         return Problem("", "a batch is a JSON array of events")
-    return [_sort_document(item, None, received_at) for item in document]
+    huge = _may_hold_huge_numbers(data)
+    return [_sort_document(item, None, received_at, huge) for item in document]
+
+
+def check_event(data: bytes) -> dict[str, Any]:
+    """The body of ``POST /lineage/validate``: the event's problems as ``olsdk validate --format
+    json --lenient`` reports them (each with the value shown as printed: cut, secrets masked),
+    and whether the event is valid and whether the lenient reader reads it. Nothing is stored."""
+    try:
+        document = decode_exact(data)  # numbers as written, as validate_event reads them
+    except JSONProblem as exc:
+        return _check_record([exc.problem], "(not JSON)", readable=False)
+    producer = _producer(document) or "(no producer)"
+    problems = validate_document(document)
+    readable = not problems
+    if problems and isinstance(document, dict):
+        try:
+            parse_event(exact_numbers(document), strict=False)
+            readable = True
+        except ValidationError:
+            readable = False
+    return _check_record(problems, producer, readable=readable)
+
+
+def _check_record(problems: list[Problem], producer: str, *, readable: bool) -> dict[str, Any]:
+    records = []
+    for problem in problems:
+        record = {"path": problem.path, "rule": problem.rule}
+        shown = problem.shown_value()
+        if shown is not None:
+            record["got"] = shown
+        records.append(record)
+    return {"valid": not problems, "producer": producer, "problems": records, "readable_leniently": readable}

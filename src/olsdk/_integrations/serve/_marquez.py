@@ -74,6 +74,24 @@ class NotFound(LookupError):
     """No such namespace, job, dataset, run or node: a 404 with this message."""
 
 
+class TooLarge(ValueError):
+    """A page whose stored JSON is over the answer's limit: a 400 saying how many items fit."""
+
+
+def _fit(conn: Connection, sizes: Any, cap: int, what: str) -> None:
+    """Refuse a page before reading it when the stored JSON of its items (`sizes`: a query of
+    one length per item, in page order) is over `cap` bytes; one item is always answered."""
+    total = 0
+    lengths = [int(size or 0) for size in conn.execute(sizes).scalars()]
+    for count, size in enumerate(lengths):
+        total += size
+        if total > cap and count > 0:
+            raise TooLarge(
+                f"the {len(lengths)} {what} asked for hold over {cap / (1024 * 1024):g} MB of stored JSON, "
+                f"more than one answer holds: ask for {count} or fewer (limit={count})"
+            )
+
+
 def _time(value: str | None) -> str | None:
     return value if value else None
 
@@ -167,6 +185,8 @@ def runs(store: Store, namespace_name: str, job_name: str, limit: int, offset: i
     job_key = t.name_key(namespace_name, job_name)
     with store.engine.connect() as conn:
         _job_row(conn, namespace_name, job_name)
+        sizes = _page(_runs_query(job_key).with_only_columns(func.length(t.runs.c.facets)), limit, offset)
+        _fit(conn, sizes, store.max_response_bytes, "runs")
         rows = conn.execute(_page(_runs_query(job_key), limit, offset))
         total = conn.execute(select(func.count()).select_from(t.runs).where(t.runs.c.job_key == job_key)).scalar()
         return {"runs": [_run(r) for r in rows], "totalCount": total or 0}
@@ -226,10 +246,49 @@ def _latest_runs(conn: Connection, job_keys: list[str]) -> dict[str, list[dict[s
     return found
 
 
+def _job_sizes(page: Any) -> Any:
+    """Each job's facets and its latest runs' facets, in bytes (about), in page order."""
+    jobs_page = page.subquery()
+    runs_table = t.runs.c
+    place = (
+        func.row_number()
+        .over(
+            partition_by=runs_table.job_key,
+            order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
+        )
+        .label("place")
+    )
+    ranked = select(runs_table.job_key, func.length(runs_table.facets).label("size"), place).subquery()
+    latest = (
+        select(ranked.c.job_key, func.sum(ranked.c.size).label("size"))
+        .where(ranked.c.place <= _LATEST_RUNS)
+        .group_by(ranked.c.job_key)
+        .subquery()
+    )
+    return (
+        select(func.length(jobs_page.c.facets) + func.coalesce(latest.c.size, 0))
+        .select_from(jobs_page.outerjoin(latest, latest.c.job_key == jobs_page.c.key))
+        .order_by(jobs_page.c.name)
+    )
+
+
+def _parents(conn: Connection, rows: list[Any]) -> dict[str, str]:
+    """Each job's parent job (its runs' parent run facet), by job key: the first by name when several."""
+    found: dict[str, str] = {}
+    names = sorted({r.name for r in rows})
+    links = t.parent_links.c
+    for start in range(0, len(names), 500):
+        query = select(t.parent_links).where(links.child_name.in_(names[start : start + 500]))
+        for link in conn.execute(query.order_by(links.parent_namespace, links.parent_name)):
+            found.setdefault(t.name_key(link.child_namespace, link.child_name), link.parent_name)
+    return found
+
+
 def _jobs(conn: Connection, rows: list[Any]) -> list[dict[str, Any]]:
     keys = [r.key for r in rows]
     io = _io(conn, keys)
     latest_runs = _latest_runs(conn, keys)
+    parents = _parents(conn, rows)
     out = []
     for row in rows:
         latest = latest_runs[row.key]
@@ -241,7 +300,7 @@ def _jobs(conn: Connection, rows: list[Any]) -> list[dict[str, Any]]:
                 "type": "STREAM" if job_type == "STREAMING" else "BATCH",
                 "name": row.name,
                 "simpleName": row.name.rsplit(".", 1)[-1],
-                "parentJobName": None,
+                "parentJobName": parents.get(row.key),
                 "parentJobUuid": None,
                 "createdAt": row.created_at,
                 "updatedAt": row.updated_at,
@@ -266,6 +325,7 @@ def jobs(store: Store, namespace_name: str, limit: int, offset: int) -> dict[str
     space = t.name_key(namespace_name)
     with store.engine.connect() as conn:
         query = select(t.jobs).where(t.jobs.c.namespace_key == space).order_by(t.jobs.c.name)
+        _fit(conn, _job_sizes(_page(query, limit, offset)), store.max_response_bytes, "jobs")
         rows = list(conn.execute(_page(query, limit, offset)))
         total = conn.execute(select(func.count()).select_from(t.jobs).where(t.jobs.c.namespace_key == space)).scalar()
         return {"jobs": _jobs(conn, rows), "totalCount": total or 0}
@@ -297,7 +357,48 @@ def _fields(facets: dict[str, Any]) -> list[dict[str, Any]]:
     return fields
 
 
-def _dataset(row: Any) -> dict[str, Any]:
+def _dataset_extras(conn: Connection, keys: list[str]) -> dict[str, tuple[str | None, list[dict[str, Any]] | None]]:
+    """Each dataset's ``lastModifiedAt`` (the latest completion of a job that writes it, as
+    Marquez takes its last write) and ``columnLineage`` (its fields' input fields)."""
+    modified: dict[str, str] = {}
+    lineage: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        query = (
+            select(t.edges.c.dataset_key, func.max(t.runs.c.terminal_time).label("at"))
+            .join(t.runs, t.runs.c.job_key == t.edges.c.job_key)
+            .where(
+                t.edges.c.dataset_key.in_(chunk), t.edges.c.direction == "output", t.runs.c.terminal_type == "COMPLETE"
+            )
+            .group_by(t.edges.c.dataset_key)
+        )
+        modified.update({row.dataset_key: row.at for row in conn.execute(query) if row.at})
+        columns = select(t.column_edges).where(
+            t.column_edges.c.dataset_key.in_(chunk), t.column_edges.c.field.is_not(None)
+        )
+        for edge in conn.execute(columns.order_by(t.column_edges.c.key)):
+            fields = lineage.setdefault(edge.dataset_key, {})
+            fields.setdefault(edge.field, []).append(
+                {
+                    "namespace": edge.upstream_namespace,
+                    "dataset": edge.upstream_name,
+                    "field": edge.upstream_field,
+                    "transformationDescription": None,
+                    "transformationType": edge.transformation or None,
+                }
+            )
+    return {
+        key: (
+            modified.get(key),
+            [{"name": name, "inputFields": inputs} for name, inputs in sorted(lineage[key].items())]
+            if key in lineage
+            else None,
+        )
+        for key in keys
+    }
+
+
+def _dataset(row: Any, extras: tuple[str | None, list[dict[str, Any]] | None] = (None, None)) -> dict[str, Any]:
     facets = json.loads(row.facets)
     return {
         "id": {"namespace": row.namespace, "name": row.name},
@@ -310,12 +411,12 @@ def _dataset(row: Any) -> dict[str, Any]:
         "sourceName": _text_of(facets.get(_DATA_SOURCE), "name") or row.namespace,
         "fields": _fields(facets),
         "tags": [],
-        "lastModifiedAt": None,
+        "lastModifiedAt": extras[0],
         "lastLifecycleState": None,
         "description": _text_of(facets.get(_DATASET_DOCS), "description"),
         "facets": facets,
         "currentVersion": None,
-        "columnLineage": None,
+        "columnLineage": extras[1],
         "deleted": False,
     }
 
@@ -331,26 +432,41 @@ def datasets(store: Store, namespace_name: str, limit: int, offset: int) -> dict
     space = t.name_key(namespace_name)
     with store.engine.connect() as conn:
         query = select(t.datasets).where(t.datasets.c.namespace_key == space).order_by(t.datasets.c.name)
-        rows = conn.execute(_page(query, limit, offset))
+        sizes = _page(query.with_only_columns(func.length(t.datasets.c.facets)), limit, offset)
+        _fit(conn, sizes, store.max_response_bytes, "datasets")
+        rows = list(conn.execute(_page(query, limit, offset)))
         total = conn.execute(
             select(func.count()).select_from(t.datasets).where(t.datasets.c.namespace_key == space)
         ).scalar()
-        return {"datasets": [_dataset(r) for r in rows], "totalCount": total or 0}
+        extras = _dataset_extras(conn, [r.key for r in rows])
+        return {"datasets": [_dataset(r, extras[r.key]) for r in rows], "totalCount": total or 0}
 
 
 def dataset(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
     with store.engine.connect() as conn:
-        return _dataset(_dataset_row(conn, namespace_name, name))
+        row = _dataset_row(conn, namespace_name, name)
+        return _dataset(row, _dataset_extras(conn, [row.key])[row.key])
 
 
 # ---------------------------------------------------------------- events
 
 
-def events(store: Store, limit: int, offset: int, ascending: bool) -> dict[str, Any]:
+def events(
+    store: Store, limit: int, offset: int, ascending: bool, before: str | None = None, after: str | None = None
+) -> dict[str, Any]:
+    """The stored events by event time, those before `before` and at or after `after` (canonical times)."""
     order = t.events.c.event_time.asc() if ascending else t.events.c.event_time.desc()
+    within = []
+    if before is not None:
+        within.append(t.events.c.event_time < before)
+    if after is not None:
+        within.append(t.events.c.event_time >= after)
     with store.engine.connect() as conn:
-        rows = conn.execute(_page(select(t.events.c.body).order_by(order, t.events.c.seq), limit, offset))
-        total = conn.execute(select(func.count()).select_from(t.events)).scalar()
+        sizes = select(func.length(t.events.c.body)).where(*within).order_by(order, t.events.c.seq)
+        _fit(conn, _page(sizes, limit, offset), store.max_response_bytes, "events")
+        query = select(t.events.c.body).where(*within).order_by(order, t.events.c.seq)
+        rows = conn.execute(_page(query, limit, offset))
+        total = conn.execute(select(func.count()).select_from(t.events).where(*within)).scalar()
         return {"events": [json.loads(r.body) for r in rows], "totalCount": total or 0}
 
 
@@ -396,7 +512,8 @@ def lineage(store: Store, node_id: str, depth: int) -> dict[str, Any]:
         else:
             frontier = {e.job_key for e in _edges_of(conn, t.edges.c.dataset_key, [key])}
             if not frontier:  # a dataset no job touches: the graph of that dataset alone
-                return {"graph": [_dataset_node(_dataset_row(conn, ns, name), [], [])]}
+                row = _dataset_row(conn, ns, name)
+                return {"graph": [_dataset_node(row, [], [], _dataset_extras(conn, [row.key])[row.key])]}
         seen_jobs: set[str] = set(frontier)
         job_edges: list[Any] = []
         for level in range(max(0, depth) + 1):
@@ -435,18 +552,24 @@ def lineage(store: Store, node_id: str, depth: int) -> dict[str, Any]:
                     "outEdges": _sorted(outs.get(node, [])),
                 }
             )
+        extras = _dataset_extras(conn, list(dataset_rows))
         for row in dataset_rows.values():
             node = f"dataset:{row.namespace}:{row.name}"
-            graph.append(_dataset_node(row, ins.get(node, []), outs.get(node, [])))
+            graph.append(_dataset_node(row, ins.get(node, []), outs.get(node, []), extras[row.key]))
         graph.sort(key=lambda n: (n["type"], n["id"]))
         return {"graph": graph}
 
 
-def _dataset_node(row: Any, in_edges: list[dict[str, str]], out_edges: list[dict[str, str]]) -> dict[str, Any]:
+def _dataset_node(
+    row: Any,
+    in_edges: list[dict[str, str]],
+    out_edges: list[dict[str, str]],
+    extras: tuple[str | None, list[dict[str, Any]] | None],
+) -> dict[str, Any]:
     return {
         "id": f"dataset:{row.namespace}:{row.name}",
         "type": "DATASET",
-        "data": _dataset(row),
+        "data": _dataset(row, extras),
         "inEdges": _sorted(in_edges),
         "outEdges": _sorted(out_edges),
     }

@@ -48,4 +48,17 @@ class ServeSettings:
     refused_head_bytes: int = 64 * 1024
     # connections and requests at once before uvicorn answers 503
     max_connections: int = 1000
+    # connections one client address may hold open at once (503 and closed beyond it), so that
+    # one client cannot take the whole of `max_connections` from the others
+    max_connections_per_client: int = 100
+    # Host names (and addresses) the server answers besides the localhost names and the address
+    # it is bound to: a request with another Host header is refused (403), which defeats DNS
+    # rebinding; "*" answers any. Browser requests from another origin are refused unless listed
+    # in `allowed_origins` ("https://ui.example:3000").
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    # items in one page of a listing (a larger `limit` is refused with 400), and bytes of stored
+    # facets or events one answer may hold (a page that would hold more is refused with 400)
+    max_page_items: int = 10_000
+    max_response_bytes: int = 64 * MIB
     title: str = "Lineage (olsdk serve)"

@@ -148,13 +148,264 @@ class _Run:
     invalid: int = 0
 
 
-class Store:
+def _entity(table: dict[str, _Entity], key: str, namespace: str, name: str, at: str) -> _Entity:
+    found = table.get(key)
+    if found is None:
+        found = table[key] = _Entity(namespace, name, at, at)
+    else:
+        found.seen(at)
+    return found
+
+
+@dataclass(slots=True)
+class _Rows:
+    """What one transaction writes, gathered from its events: the events' rows, and the
+    derived rows (namespaces, jobs, datasets, edges, runs, ...) merged per key."""
+
+    counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    spaces: dict[str, _Entity] = field(default_factory=dict)
+    jobs: dict[str, _Entity] = field(default_factory=dict)
+    datasets: dict[str, _Entity] = field(default_factory=dict)
+    edges: dict[tuple[str, str, str], Edge] = field(default_factory=dict)
+    runs: dict[tuple[str, str], _Run] = field(default_factory=dict)
+    columns: dict[str, dict[str, Any]] = field(default_factory=dict)
+    parents: dict[str, dict[str, str]] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, item: Received) -> None:
+        facts, valid = item.facts, not item.problems
+        self._count(item)
+        job_key = self._add_job(item) if facts.job is not None else None
+        dataset_key = self._add_datasets(item)
+        self._merge_dataset_facets(item)
+        self.events.append(
+            {
+                "received_at": item.received_at,
+                "kind": facts.kind,
+                "job_key": job_key,
+                "dataset_key": dataset_key,
+                "run_id": _maybe(facts.run_id),
+                "event_type": _maybe(facts.event_type),
+                "event_time": facts.time,
+                "producer": _maybe(facts.producer),
+                "valid": valid,
+                "problems": _dumps([_problem_dict(p) for p in item.problems]) if item.problems else None,
+                "body": item.body,
+            }
+        )
+
+    def _count(self, item: Received) -> None:
+        facts, counts = item.facts, self.counts
+        counts["event", facts.kind] += 1
+        counts["stored", "invalid" if item.problems else "valid"] += 1
+        if facts.producer is not None:
+            counts["producer", facts.producer] += 1
+        counts.update(("facet", key) for key in facts.facet_keys)
+        counts.update(("note", note) for note in facts.notes)
+        for rule in sorted({p.rule for p in item.problems}):
+            counts["rule", rule] += 1
+            counts["producer_rule", _dumps([facts.producer or "", rule])] += 1
+
+    def _add_job(self, item: Received) -> str:
+        facts, at = item.facts, item.received_at
+        assert facts.job is not None
+        job_ns, job_name = facts.job
+        job_key = t.name_key(job_ns, job_name)
+        _entity(self.spaces, t.name_key(job_ns), job_ns, job_ns, at)
+        job = _entity(self.jobs, job_key, job_ns, job_name, at)
+        job.invalid += bool(item.problems)
+        _merge_facets(job.facets, job.facet_times, _facet_map(item.document["job"].get("facets")), facts.time)
+        for direction, pairs in (("input", facts.inputs), ("output", facts.outputs)):
+            for ds_ns, ds_name in pairs:
+                edge = Edge(direction, job_ns, job_name, ds_ns, ds_name)
+                self.edges[job_key, direction, t.name_key(ds_ns, ds_name)] = edge
+        if facts.parent is not None and facts.parent[:2] != facts.job:  # never a job's own parent
+            parent_ns, parent_name = facts.parent[:2]
+            key = t.name_key(parent_ns, parent_name, job_ns, job_name)
+            self.parents[key] = {
+                "key": key,
+                "parent_namespace": clean(parent_ns),
+                "parent_name": clean(parent_name),
+                "child_namespace": clean(job_ns),
+                "child_name": clean(job_name),
+            }
+        if facts.run_id is not None:
+            self._add_run(item, job_key)
+        return job_key
+
+    def _add_run(self, item: Received, job_key: str) -> None:
+        facts, at = item.facts, item.received_at
+        assert facts.job is not None and facts.run_id is not None
+        run_key = t.name_key(facts.run_id)
+        run = self.runs.get((job_key, run_key))
+        if run is None:
+            run = self.runs[job_key, run_key] = _Run(facts.job[0], facts.job[1], facts.run_id, at, at)
+        run.last = max(run.last, at)
+        run.facts.append(facts)
+        run.invalid += bool(item.problems)
+        _merge_facets(run.facets, run.facet_times, _facet_map(item.document["run"].get("facets")), facts.time)
+
+    def _add_datasets(self, item: Received) -> str | None:
+        """The datasets an event names (with their fields and column lineage); the key of a
+        dataset event's dataset."""
+        facts, at = item.facts, item.received_at
+        dataset_key = None
+        for dataset in facts.datasets:
+            key = t.name_key(dataset.namespace, dataset.name)
+            if facts.kind == "dataset":
+                dataset_key = key
+            _entity(self.spaces, t.name_key(dataset.namespace), dataset.namespace, dataset.namespace, at)
+            row = _entity(self.datasets, key, dataset.namespace, dataset.name, at)
+            if dataset.fields is not None:
+                candidate = (facts.time, dataset.fields)
+                if row.fields is None or candidate > row.fields:
+                    row.fields = candidate
+            for column in dataset.columns:
+                self.columns[t.name_key(key, *_column_parts(column))] = _column_row(key, dataset, column)
+        return dataset_key
+
+    def _merge_dataset_facets(self, item: Received) -> None:
+        for container in _dataset_containers(item.document, item.facts.kind):
+            for holder in container:
+                if not isinstance(holder, Mapping):
+                    continue
+                ns, name = holder.get("namespace"), holder.get("name")
+                if not (isinstance(ns, str) and isinstance(name, str) and ns and name):
+                    continue
+                held = self.datasets.get(t.name_key(ns, name))
+                if held is not None:
+                    _merge_facets(held.facets, held.facet_times, _facet_map(holder.get("facets")), item.facts.time)
+
+
+def _column_row(key: str, dataset: Any, column: ColumnEdge) -> dict[str, Any]:
+    return {
+        "key": t.name_key(key, *_column_parts(column)),
+        "dataset_key": key,
+        "dataset_namespace": clean(dataset.namespace),
+        "dataset_name": clean(dataset.name),
+        "field": _maybe(column.field),
+        "upstream_namespace": clean(column.upstream_namespace),
+        "upstream_name": clean(column.upstream_name),
+        "upstream_field": _maybe(column.upstream_field),
+        "transformation": clean(column.transformation),
+    }
+
+
+def _edge_row(key: tuple[str, str, str], edge: Edge) -> dict[str, Any]:
+    job_key, direction, dataset_key = key
+    return {
+        "job_key": job_key,
+        "direction": direction,
+        "dataset_key": dataset_key,
+        "job_namespace": clean(edge.job_namespace),
+        "job_name": clean(edge.job_name),
+        "dataset_namespace": clean(edge.dataset_namespace),
+        "dataset_name": clean(edge.dataset_name),
+    }
+
+
+class _Reads:
+    """The store's reads for the page and olsdk's own calls (Marquez's are `_marquez`'s)."""
+
+    engine: Engine
+    _graph_lock: threading.Lock
+    _graph_cache: tuple[tuple[int, int], LineageGraph] | None
+    _runs: RunIndex
+
+    def cursor(self) -> tuple[int, int]:
+        """(last event seq, refused requests counted): changes whenever anything was received."""
+        with self.engine.connect() as conn:
+            last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
+            refused = conn.execute(select(func.max(t.refused.c.id))).scalar() or 0
+        return (int(last), int(refused))
+
+    def counters(self, conn: Connection, kind: str) -> dict[str, int]:
+        rows = conn.execute(select(t.counters.c.name, t.counters.c.count).where(t.counters.c.kind == kind))
+        return {name: int(count) for name, count in rows}
+
+    def graph(self) -> tuple[tuple[int, int], LineageGraph]:
+        """The `LineageGraph` of everything stored (what `olsdk graph` would draw), cached per cursor."""
+        with self._graph_lock:
+            cursor = self.cursor()
+            if self._graph_cache is not None and self._graph_cache[0] == cursor:
+                return self._graph_cache
+            with self.engine.connect() as conn:
+                graph = self._build_graph(conn, cursor)
+            self._graph_cache = (cursor, graph)
+            return self._graph_cache
+
+    def _build_graph(self, conn: Connection, cursor: tuple[int, int]) -> LineageGraph:
+        edge_list = [
+            Edge(r.direction, r.job_namespace, r.job_name, r.dataset_namespace, r.dataset_name)
+            for r in conn.execute(select(t.edges))
+        ]
+        # As the Spark path does: each job's latest runs and the failed ones, with the counts
+        # over all runs; kept by `RunIndex` from the runs changed since the last graph.
+        self._runs.refresh(conn, cursor[0], run_summary)
+        columns = [
+            (
+                r.dataset_namespace,
+                r.dataset_name,
+                ColumnEdge(r.field, r.upstream_namespace, r.upstream_name, r.upstream_field, r.transformation),
+            )
+            for r in conn.execute(select(t.column_edges))
+        ]
+        fields: dict[tuple[str, str], str] = {}
+        dataset_keys = []
+        for r in conn.execute(select(t.datasets.c.namespace, t.datasets.c.name, t.datasets.c.fields)):
+            dataset_keys.append((r.namespace, r.name))
+            if r.fields is not None:
+                fields[r.namespace, r.name] = r.fields
+        job_keys = [(r.namespace, r.name) for r in conn.execute(select(t.jobs.c.namespace, t.jobs.c.name))]
+        return build_from_parts(
+            jobs=job_keys,
+            datasets=dataset_keys,
+            edges=edge_list,
+            runs=self._runs.runs(),
+            fields=fields,
+            columns=columns,
+            events=self.counters(conn, "event"),
+            unreadable=self.counters(conn, "refused"),
+            unreadable_samples=[],
+            notes=self.counters(conn, "note"),
+            producers=self.counters(conn, "producer"),
+            facet_keys=self.counters(conn, "facet"),
+            parents=[
+                ParentLink(r.parent_namespace, r.parent_name, r.child_namespace, r.child_name)
+                for r in conn.execute(select(t.parent_links))
+            ],
+            runs_by_state=self._runs.runs_by_state(),
+            job_totals=self._runs.job_totals(),
+            failed_runs=self._runs.failed_runs(),
+        )
+
+    def flagged_jobs(self) -> dict[tuple[str, str], int]:
+        """Jobs with events stored with spec problems, and how many."""
+        query = select(t.jobs.c.namespace, t.jobs.c.name, t.jobs.c.invalid_events).where(t.jobs.c.invalid_events > 0)
+        with self.engine.connect() as conn:
+            return {(r.namespace, r.name): int(r.invalid_events) for r in conn.execute(query)}
+
+    def events_after(self, seq: int, limit: int) -> list[Any]:
+        with self.engine.connect() as conn:
+            return list(
+                conn.execute(select(t.events).where(t.events.c.seq > seq).order_by(t.events.c.seq).limit(limit))
+            )
+
+    def refused_rows_after(self, last_id: int, limit: int) -> list[Any]:
+        with self.engine.connect() as conn:
+            return list(
+                conn.execute(select(t.refused).where(t.refused.c.id > last_id).order_by(t.refused.c.id).limit(limit))
+            )
+
+
+class Store(_Reads):
     """Events and their derived tables in one database (created when missing)."""
 
-    def __init__(self, db: str, *, refused_rows: int = 10_000) -> None:
+    def __init__(self, db: str, *, refused_rows: int = 10_000, max_response_bytes: int = 64 * 1024 * 1024) -> None:
         url = database_url(db)
         self.description = describe_database(db)
         self.refused_rows = refused_rows
+        self.max_response_bytes = max_response_bytes  # of stored JSON one read answer may hold
         if url.startswith("sqlite"):
             path = url.removeprefix("sqlite:///")
             if path and path != ":memory:":
@@ -253,139 +504,22 @@ class Store:
             conn.execute(delete(t.refused).where(t.refused.c.id <= newest - self.refused_rows))
 
     def _write(self, conn: Connection, batch: Sequence[Received]) -> None:
-        counts: Counter[tuple[str, str]] = Counter()
-        spaces: dict[str, _Entity] = {}
-        job_rows: dict[str, _Entity] = {}
-        dataset_rows: dict[str, _Entity] = {}
-        edge_rows: dict[tuple[str, str, str], Edge] = {}
-        run_rows: dict[tuple[str, str], _Run] = {}
-        column_rows: dict[str, dict[str, Any]] = {}
-        parent_rows: dict[str, dict[str, str]] = {}
-        event_rows: list[dict[str, Any]] = []
-
-        def entity(table: dict[str, _Entity], key: str, namespace: str, name: str, at: str) -> _Entity:
-            found = table.get(key)
-            if found is None:
-                found = table[key] = _Entity(namespace, name, at, at)
-            else:
-                found.seen(at)
-            return found
-
+        rows = _Rows()
         for item in batch:
-            facts, document, at = item.facts, item.document, item.received_at
-            valid = not item.problems
-            counts["event", facts.kind] += 1
-            counts["stored", "valid" if valid else "invalid"] += 1
-            if facts.producer is not None:
-                counts["producer", facts.producer] += 1
-            counts.update(("facet", key) for key in facts.facet_keys)
-            counts.update(("note", note) for note in facts.notes)
-            for rule in sorted({p.rule for p in item.problems}):
-                counts["rule", rule] += 1
-                counts["producer_rule", _dumps([facts.producer or "", rule])] += 1
-            job_key = dataset_key = None
-            if facts.job is not None:
-                job_ns, job_name = facts.job
-                job_key = t.name_key(job_ns, job_name)
-                entity(spaces, t.name_key(job_ns), job_ns, job_ns, at)
-                job = entity(job_rows, job_key, job_ns, job_name, at)
-                job.invalid += not valid
-                _merge_facets(job.facets, job.facet_times, _facet_map(document["job"].get("facets")), facts.time)
-                for direction, pairs in (("input", facts.inputs), ("output", facts.outputs)):
-                    for ds_ns, ds_name in pairs:
-                        edge_rows[job_key, direction, t.name_key(ds_ns, ds_name)] = Edge(
-                            direction, job_ns, job_name, ds_ns, ds_name
-                        )
-                if facts.parent is not None and facts.parent[:2] != facts.job:  # never a job's own parent
-                    parent_ns, parent_name = facts.parent[:2]
-                    parent_rows[t.name_key(parent_ns, parent_name, job_ns, job_name)] = {
-                        "key": t.name_key(parent_ns, parent_name, job_ns, job_name),
-                        "parent_namespace": clean(parent_ns),
-                        "parent_name": clean(parent_name),
-                        "child_namespace": clean(job_ns),
-                        "child_name": clean(job_name),
-                    }
-                if facts.run_id is not None:
-                    run_key = t.name_key(facts.run_id)
-                    run = run_rows.get((job_key, run_key))
-                    if run is None:
-                        run = run_rows[job_key, run_key] = _Run(job_ns, job_name, facts.run_id, at, at)
-                    run.last = max(run.last, at)
-                    run.facts.append(facts)
-                    run.invalid += not valid
-                    run_facets = _facet_map(document["run"].get("facets"))
-                    _merge_facets(run.facets, run.facet_times, run_facets, facts.time)
-            for dataset in facts.datasets:
-                key = t.name_key(dataset.namespace, dataset.name)
-                if facts.kind == "dataset":
-                    dataset_key = key
-                entity(spaces, t.name_key(dataset.namespace), dataset.namespace, dataset.namespace, at)
-                row = entity(dataset_rows, key, dataset.namespace, dataset.name, at)
-                if dataset.fields is not None:
-                    candidate = (facts.time, dataset.fields)
-                    if row.fields is None or candidate > row.fields:
-                        row.fields = candidate
-                for column in dataset.columns:
-                    column_rows[t.name_key(key, *_column_parts(column))] = {
-                        "key": t.name_key(key, *_column_parts(column)),
-                        "dataset_key": key,
-                        "dataset_namespace": clean(dataset.namespace),
-                        "dataset_name": clean(dataset.name),
-                        "field": _maybe(column.field),
-                        "upstream_namespace": clean(column.upstream_namespace),
-                        "upstream_name": clean(column.upstream_name),
-                        "upstream_field": _maybe(column.upstream_field),
-                        "transformation": clean(column.transformation),
-                    }
-            for container in _dataset_containers(document, facts.kind):
-                for holder in container:
-                    if isinstance(holder, Mapping):
-                        ns, name = holder.get("namespace"), holder.get("name")
-                        if isinstance(ns, str) and isinstance(name, str) and ns and name:
-                            held = dataset_rows.get(t.name_key(ns, name))
-                            if held is not None:
-                                facets = _facet_map(holder.get("facets"))
-                                _merge_facets(held.facets, held.facet_times, facets, facts.time)
-            event_rows.append(
-                {
-                    "received_at": at,
-                    "kind": facts.kind,
-                    "job_key": job_key,
-                    "dataset_key": dataset_key,
-                    "run_id": _maybe(facts.run_id),
-                    "event_type": _maybe(facts.event_type),
-                    "event_time": facts.time,
-                    "producer": _maybe(facts.producer),
-                    "valid": valid,
-                    "problems": _dumps([_problem_dict(p) for p in item.problems]) if item.problems else None,
-                    "body": item.body,
-                }
-            )
-        conn.execute(self._sql["events"], event_rows)
+            rows.add(item)
+        conn.execute(self._sql["events"], rows.events)
         last_seq = int(conn.execute(select(func.max(t.events.c.seq))).scalar() or 0)
-        self._upsert_namespaces(conn, spaces)
-        self._upsert_entities(conn, t.jobs, job_rows)
-        self._upsert_entities(conn, t.datasets, dataset_rows)
-        if edge_rows:
-            rows = [
-                {
-                    "job_key": job_key,
-                    "direction": direction,
-                    "dataset_key": ds_key,
-                    "job_namespace": clean(e.job_namespace),
-                    "job_name": clean(e.job_name),
-                    "dataset_namespace": clean(e.dataset_namespace),
-                    "dataset_name": clean(e.dataset_name),
-                }
-                for (job_key, direction, ds_key), e in edge_rows.items()
-            ]
-            conn.execute(self._sql["edges"], rows)
-        if column_rows:
-            conn.execute(self._sql["column_edges"], list(column_rows.values()))
-        if parent_rows:
-            conn.execute(self._sql["parent_links"], list(parent_rows.values()))
-        self._upsert_runs(conn, run_rows, last_seq)
-        self._count(conn, counts)
+        self._upsert_namespaces(conn, rows.spaces)
+        self._upsert_entities(conn, t.jobs, rows.jobs)
+        self._upsert_entities(conn, t.datasets, rows.datasets)
+        if rows.edges:
+            conn.execute(self._sql["edges"], [_edge_row(key, edge) for key, edge in rows.edges.items()])
+        if rows.columns:
+            conn.execute(self._sql["column_edges"], list(rows.columns.values()))
+        if rows.parents:
+            conn.execute(self._sql["parent_links"], list(rows.parents.values()))
+        self._upsert_runs(conn, rows.runs, last_seq)
+        self._count(conn, rows.counts)
 
     def _count(self, conn: Connection, counts: Counter[tuple[str, str]]) -> None:
         if not counts:
@@ -499,93 +633,6 @@ class Store:
                 }
             )
         conn.execute(self._sql["runs"], values)
-
-    # ------------------------------------------------------------------ reads
-
-    def cursor(self) -> tuple[int, int]:
-        """(last event seq, refused requests counted): changes whenever anything was received."""
-        with self.engine.connect() as conn:
-            last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
-            refused = conn.execute(select(func.max(t.refused.c.id))).scalar() or 0
-        return (int(last), int(refused))
-
-    def counters(self, conn: Connection, kind: str) -> dict[str, int]:
-        rows = conn.execute(select(t.counters.c.name, t.counters.c.count).where(t.counters.c.kind == kind))
-        return {name: int(count) for name, count in rows}
-
-    def graph(self) -> tuple[tuple[int, int], LineageGraph]:
-        """The `LineageGraph` of everything stored (what `olsdk graph` would draw), cached per cursor."""
-        with self._graph_lock:
-            cursor = self.cursor()
-            if self._graph_cache is not None and self._graph_cache[0] == cursor:
-                return self._graph_cache
-            with self.engine.connect() as conn:
-                graph = self._build_graph(conn, cursor)
-            self._graph_cache = (cursor, graph)
-            return self._graph_cache
-
-    def _build_graph(self, conn: Connection, cursor: tuple[int, int]) -> LineageGraph:
-        edge_list = [
-            Edge(r.direction, r.job_namespace, r.job_name, r.dataset_namespace, r.dataset_name)
-            for r in conn.execute(select(t.edges))
-        ]
-        # As the Spark path does: each job's latest runs and the failed ones, with the counts
-        # over all runs; kept by `RunIndex` from the runs changed since the last graph.
-        self._runs.refresh(conn, cursor[0], run_summary)
-        columns = [
-            (
-                r.dataset_namespace,
-                r.dataset_name,
-                ColumnEdge(r.field, r.upstream_namespace, r.upstream_name, r.upstream_field, r.transformation),
-            )
-            for r in conn.execute(select(t.column_edges))
-        ]
-        fields: dict[tuple[str, str], str] = {}
-        dataset_keys = []
-        for r in conn.execute(select(t.datasets.c.namespace, t.datasets.c.name, t.datasets.c.fields)):
-            dataset_keys.append((r.namespace, r.name))
-            if r.fields is not None:
-                fields[r.namespace, r.name] = r.fields
-        job_keys = [(r.namespace, r.name) for r in conn.execute(select(t.jobs.c.namespace, t.jobs.c.name))]
-        return build_from_parts(
-            jobs=job_keys,
-            datasets=dataset_keys,
-            edges=edge_list,
-            runs=self._runs.runs(),
-            fields=fields,
-            columns=columns,
-            events=self.counters(conn, "event"),
-            unreadable=self.counters(conn, "refused"),
-            unreadable_samples=[],
-            notes=self.counters(conn, "note"),
-            producers=self.counters(conn, "producer"),
-            facet_keys=self.counters(conn, "facet"),
-            parents=[
-                ParentLink(r.parent_namespace, r.parent_name, r.child_namespace, r.child_name)
-                for r in conn.execute(select(t.parent_links))
-            ],
-            runs_by_state=self._runs.runs_by_state(),
-            job_totals=self._runs.job_totals(),
-            failed_runs=self._runs.failed_runs(),
-        )
-
-    def flagged_jobs(self) -> dict[tuple[str, str], int]:
-        """Jobs with events stored with spec problems, and how many."""
-        query = select(t.jobs.c.namespace, t.jobs.c.name, t.jobs.c.invalid_events).where(t.jobs.c.invalid_events > 0)
-        with self.engine.connect() as conn:
-            return {(r.namespace, r.name): int(r.invalid_events) for r in conn.execute(query)}
-
-    def events_after(self, seq: int, limit: int) -> list[Any]:
-        with self.engine.connect() as conn:
-            return list(
-                conn.execute(select(t.events).where(t.events.c.seq > seq).order_by(t.events.c.seq).limit(limit))
-            )
-
-    def refused_rows_after(self, last_id: int, limit: int) -> list[Any]:
-        with self.engine.connect() as conn:
-            return list(
-                conn.execute(select(t.refused).where(t.refused.c.id > last_id).order_by(t.refused.c.id).limit(limit))
-            )
 
 
 def run_summary(row: Any) -> RunSummary:
