@@ -198,7 +198,7 @@ def test_parity_same_yml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restor
         from olsdk._delivery.client._filters import JobNameFilter
         from olsdk._delivery.transports._base import Payload
 
-        dropped_ours = JobNameFilter.any_drops(ours._filters, Payload(b"", job_name=name))
+        dropped_ours = JobNameFilter.any_drops(ours._prepare.filters, Payload(b"", job_name=name))
         assert dropped_official == dropped_ours, name
 
 
