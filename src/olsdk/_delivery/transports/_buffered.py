@@ -62,6 +62,8 @@ DEFAULT_WORKERS = 16
 
 
 class BufferedSettings(Settings):
+    """The `buffered` wrapper: a bounded queue in front of another transport, and what a full queue does."""
+
     max_queue_size: int = Field(default=10_000, ge=1)
     on_full: OnFull = "spool"
     block_timeout: float = Field(default=5.0, ge=0)

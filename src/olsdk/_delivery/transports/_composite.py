@@ -27,6 +27,8 @@ __all__ = ["CompositeSettings", "CompositeTransport"]
 
 
 class CompositeSettings(Settings):
+    """The `composite` transport: several transports, each event sent to every one of them."""
+
     # the children's sections, as a list or as a mapping name -> section (only when
     # built from configuration: the factory builds them and hands them to the constructor)
     transports: list[dict[str, Any]] | dict[str, dict[str, Any] | None]

@@ -19,10 +19,14 @@ __all__ = ["ConsoleSettings", "ConsoleTransport"]
 
 
 class ConsoleSettings(Settings):
+    """The `console` transport: events printed to standard output."""
+
     pretty: bool = False  # indented, multi-line JSON instead of one line per event
 
 
 class ConsoleTransport(Transport):
+    """Prints each event as JSON to standard output."""
+
     kind = "console"
 
     def __init__(

@@ -71,6 +71,8 @@ def _import(dotted: str, key: str) -> Any:
 
 
 class FileSettings(Settings):
+    """The `file` transport: where events are written, one file per event or appended NDJSON."""
+
     log_file_path: str
     append: bool = False  # the official default: one file per event
     debug_mode: bool = False  # with append: false, job and event type in the name, indented JSON
@@ -129,6 +131,8 @@ def event_file_name(base: str, payload: Payload, debug: bool, now: datetime | No
 
 
 class FileTransport(Transport):
+    """Writes events to local or remote (fsspec) files."""
+
     kind = "file"
 
     def __init__(self, settings: FileSettings, *, name: str | None = None, priority: int = 0) -> None:

@@ -57,6 +57,8 @@ class _Ambiguous(DeliveryError):
 
 
 class SslContextSettings(Settings):
+    """TLS for the `http` transport: CA bundle, client certificate and key."""
+
     ca_cert_path: str | None = Field(default=None, validation_alias="caCertPath")
     client_cert_path: str | None = Field(default=None, validation_alias="clientCertPath")
     client_key_path: str | None = Field(default=None, validation_alias="clientKeyPath")
@@ -91,6 +93,8 @@ class BatchSettings(Settings):
 
 
 class HttpSettings(Settings):
+    """The `http` transport: the endpoint, timeouts, retries, compression, auth and TLS."""
+
     url: str
     endpoint: str = "api/v1/lineage"
     timeout: float = Field(default=5.0, gt=0)  # read timeout, seconds

@@ -30,6 +30,8 @@ log = logging.getLogger("olsdk._delivery.transports._kafka")
 
 
 class KafkaSettings(Settings):
+    """The `kafka` transport: the topic, librdkafka properties and the message key."""
+
     topic: str
     # librdkafka properties, passed to the Producer as given
     config: dict[str, Any] = Field(default_factory=dict)
@@ -71,6 +73,8 @@ class _Pending:
 
 
 class KafkaTransport(Transport):
+    """Produces each event to a Kafka topic (the `kafka` extra)."""
+
     kind = "kafka"
 
     def __init__(

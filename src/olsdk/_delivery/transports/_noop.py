@@ -8,6 +8,8 @@ __all__ = ["NoopTransport"]
 
 
 class NoopTransport(Transport):
+    """Sends nothing: for tests, and to switch lineage off by configuration."""
+
     kind = "noop"
 
     def send(self, payload: Payload) -> None:
