@@ -57,6 +57,7 @@ PY_DIRS := src codegen tests bench examples conftest.py
 lint: setup
 	$(VENV)/bin/ruff format --check $(PY_DIRS)
 	$(VENV)/bin/ruff check $(PY_DIRS)
+	$(PY) -m tests.support.shape
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 
