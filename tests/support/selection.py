@@ -49,7 +49,7 @@ FOLDER_EXTRAS: dict[str, tuple[str, ...]] = {
     "tests/api": ("spark", "serve"),
 }
 # the helpers of tests.support.overlay whose answer depends on the release of the imported models
-RELEASE_HELPERS = ("needs", "release_has", "parent_root_in_models", "forget_release_warnings")
+RELEASE_HELPERS = ("needs", "release_has", "parent_root_in_models")
 
 # `ci` (loaded when the env var CI is set): the example counts the tests name, no deadline on a
 # shared CI machine, the reproduction blob printed on failure. `fast` (make test-fast): a fifth
