@@ -42,8 +42,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "gcp": ("google.cloud.datacatalog_lineage_v1",),
     "serve": ("starlette", "uvicorn", "sqlalchemy"),
 }
-# folders whose every test needs extras: olsdk serve's tests; the public API's, which load every
-# public module (olsdk.spark and olsdk.serve among them)
+# folders whose every test needs extras installed (no marker: `-m "not spark"` must keep the API
+# tests, which import pyspark but start no JVM): olsdk serve's tests; the public API's, which load
+# every public module (olsdk.spark and olsdk.serve among them)
 FOLDER_EXTRAS: dict[str, tuple[str, ...]] = {
     "tests/serve": ("serve",),
     "tests/api": ("spark", "serve"),
@@ -124,10 +125,6 @@ def add_markers(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.bench)
         if _uses_release_helpers(item):
             item.add_marker(pytest.mark.spec_release)
-        for folder, extras in FOLDER_EXTRAS.items():
-            if ROOT / folder in item.path.parents:
-                for extra in extras:
-                    item.add_marker(extra)
 
 
 def skip_missing_extras(items: list[pytest.Item]) -> None:
@@ -135,8 +132,11 @@ def skip_missing_extras(items: list[pytest.Item]) -> None:
     if os.environ.get("CI"):
         return
     for item in items:
+        in_folders = [
+            e for folder, extras in FOLDER_EXTRAS.items() if ROOT / folder in item.path.parents for e in extras
+        ]
         for extra in EXTRAS:
-            if item.get_closest_marker(extra) is None:
+            if item.get_closest_marker(extra) is None and extra not in in_folders:
                 continue
             module = _missing(extra)
             if module is not None:
