@@ -70,9 +70,10 @@ test: spec $(DBT_VENV)/.installed $(AIRFLOW_VENV)/.installed
 	$(VENV)/bin/pytest -q
 
 # The quick loop while developing (a few minutes): no Spark (JVM), Airflow, dbt, chromium or
-# PostgreSQL, and the slow property tests at a fifth of their examples (Hypothesis profile
-# `fast`, tests/support/selection.py). Builds neither $(AIRFLOW_VENV) nor $(DBT_VENV).
-FAST_MARKERS := not spark and not airflow and not dbt and not browser and not postgres
+# PostgreSQL, none of the tests marked slow (killed processes, replays, concurrency, the wheel),
+# and the slow property tests at a fifth of their examples (Hypothesis profile `fast`,
+# tests/support/selection.py). Builds neither $(AIRFLOW_VENV) nor $(DBT_VENV).
+FAST_MARKERS := not spark and not airflow and not dbt and not browser and not postgres and not slow
 test-fast: spec
 	$(VENV)/bin/pytest -q -m "$(FAST_MARKERS)" --hypothesis-profile=fast
 

@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow  # child pytest runs: make test, not make test-fast
 
 
 def pytest_run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -44,7 +48,7 @@ def test_make_test_fast_builds_no_airflow_or_dbt_environment_and_leaves_the_slow
     assert done.returncode == 0, done.stdout + done.stderr
     assert ".venv-airflow" not in done.stdout and ".venv-dbt" not in done.stdout
     command = done.stdout.strip().splitlines()[-1]
-    for marker in ("spark", "airflow", "dbt", "browser", "postgres"):
+    for marker in ("spark", "airflow", "dbt", "browser", "postgres", "slow"):
         assert f"not {marker}" in command
     assert "--hypothesis-profile=fast" in command
 

@@ -28,6 +28,7 @@ def test_every_install_line_names_a_wheel_or_a_checkout() -> None:
             assert target.startswith(("dist/", ".")), f"not installable without a package index: {line}"
 
 
+@pytest.mark.slow
 def test_the_wheel_the_readme_names_is_what_make_dist_builds(tmp_path: Path) -> None:
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     named = {n for n in re.findall(r"dist/(olsdk-[^'\"\s\[`]+\.whl)", README) if "<" not in n}

@@ -5,6 +5,8 @@ The root `conftest.py` hands these hooks to pytest. At collection:
 - **markers from what a test uses**, so that `-m` can leave out the slow environments:
   `browser` on a test that takes the `chromium` fixture (a real headless chromium),
   `postgres` on one that takes `postgres` or runs on the `db` fixture's PostgreSQL store,
+  `slow` on the typing tests of the wheel (built and installed into a fresh venv; other slow
+  tests carry the marker themselves),
   `bench` on every test under tests/bench (the benchmark harness's smoke tests),
   `spec_release` on every test of a module that asks the release helpers of
   `tests.support.overlay` (`needs`, `release_has`, ...): what `make test-spec-<release>` runs.
@@ -121,6 +123,8 @@ def add_markers(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
         if "postgres" in fixtures or params.get("db") == "postgresql":
             item.add_marker(pytest.mark.postgres)
+        if "wheel_python" in fixtures or params.get("python") == "wheel":  # builds the wheel into a fresh venv
+            item.add_marker(pytest.mark.slow)
         if item.path == BENCH or BENCH in item.path.parents:
             item.add_marker(pytest.mark.bench)
         if _uses_release_helpers(item):

@@ -283,6 +283,7 @@ def test_a_multiprocessing_child_delivers_events_sent_through_an_inherited_clien
     assert Ledger.count(events, stored) == Ledger(20, 20, 0, 0, 0)
 
 
+@pytest.mark.slow
 def test_16_threads_x_500_events_are_delivered_concurrently_in_run_order(tmp_path: Path) -> None:
     """Buffered at its defaults: deliveries overlap (more than one post in flight), each run
     keeps its order, nothing is spooled. (How fast: `python -m bench.reliability`.)"""

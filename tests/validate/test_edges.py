@@ -328,6 +328,7 @@ def test_problem_texts_use_the_specs_words_and_show_the_value(index: int) -> Non
     run()
 
 
+@pytest.mark.slow
 def test_a_problem_shows_the_value_cut_and_without_secrets() -> None:
     secret_url = "https://etl:s3cr3t-passw0rd@db.example.com/orders"
     document = run_event()
