@@ -6,7 +6,7 @@ DBT_VENV ?= .venv-dbt
 AIRFLOW_VENV ?= .venv-airflow
 PYDANTIC_LATEST_VENV ?= .venv-pydantic-latest
 
-.PHONY: setup spec generate check-generated test test-fast test-spec lint format demo bench spec-upgrade dist clean docs
+.PHONY: setup spec generate check-generated test test-fast test-bench test-spec lint format demo bench spec-upgrade dist clean docs
 .PHONY: test-pydantic-latest
 
 # .venv for everything; the dbt test's own environment only where tests need it.
@@ -59,6 +59,7 @@ PY_DIRS := src codegen tests bench examples conftest.py
 lint: setup
 	$(VENV)/bin/ruff format --check $(PY_DIRS)
 	$(VENV)/bin/ruff check $(PY_DIRS)
+	$(PY) -m tests.support.shape
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 
@@ -71,12 +72,21 @@ format: setup
 	$(VENV)/bin/ruff format $(PY_DIRS)
 	$(VENV)/bin/ruff check --fix $(PY_DIRS)
 
+# The whole suite but the benchmark smoke tests (make test-bench): what CI runs.
 test: spec $(DBT_VENV)/.installed $(AIRFLOW_VENV)/.installed
 	$(VENV)/bin/pytest -q
 
-# Everything but the Spark tests (no JVM): the quick loop while developing.
-test-fast: spec $(DBT_VENV)/.installed $(AIRFLOW_VENV)/.installed
-	$(VENV)/bin/pytest -q -m "not spark"
+# The quick loop while developing (a few minutes): no Spark (JVM), Airflow, dbt, chromium or
+# PostgreSQL, none of the tests marked slow (killed processes, replays, concurrency, the wheel),
+# and the slow property tests at a fifth of their examples (Hypothesis profile `fast`,
+# tests/support/selection.py). Builds neither $(AIRFLOW_VENV) nor $(DBT_VENV).
+FAST_MARKERS := not spark and not airflow and not dbt and not browser and not postgres and not slow
+test-fast: spec
+	$(VENV)/bin/pytest -q -m "$(FAST_MARKERS)" --hypothesis-profile=fast
+
+# The smoke tests of the benchmark harness (tests/bench), left out of `make test`.
+test-bench: spec
+	$(VENV)/bin/pytest -q -m bench tests/bench
 
 # The main job: an example PySpark pipeline in local[2] emitting lineage to
 # demo-output/lineage.ndjson (or to $$OPENLINEAGE_URL when set).
@@ -106,12 +116,14 @@ bench: setup spec
 	@if [ -x $(AIRFLOW_VENV)/bin/airflow ]; then $(PY) -m bench.airflow; \
 	else echo "bench.airflow skipped: no $(AIRFLOW_VENV) (make $(AIRFLOW_VENV)/.installed builds it)"; fi
 
-# The client, naming, facets and Spark-listener tests on models generated from another
-# snapshot: `make test-spec-1.30.0` (a release in spec/releases/) or `make test-spec
-# SNAPSHOT=<any spec folder>`. A copy of the package in build/spec-<name>/ goes first on
-# PYTHONPATH; src/ and spec/ stay untouched. Tests of what the release lacks are skipped,
-# the reason naming release and class; SPEC_SPARK=no leaves out the Spark listener's.
-SPEC_LAYER_TESTS := tests/client tests/naming tests/facets
+# The tests whose outcome depends on the spec release of the models (marker spec_release:
+# those that ask tests.support.overlay's release helpers, and the generate-and-parse smoke test
+# tests/models/test_release_smoke.py) on models generated from another snapshot:
+# `make test-spec-1.30.0` (a release in spec/releases/) or `make test-spec SNAPSHOT=<any spec
+# folder>`. A copy of the package in build/spec-<name>/ goes first on PYTHONPATH; src/ and spec/
+# stay untouched. Tests of what the release lacks are skipped, the reason naming release and
+# class; SPEC_SPARK=no leaves out the Spark listener's.
+SPEC_TESTS := tests/client tests/naming tests/facets tests/models/test_release_smoke.py
 SPEC_SPARK_TESTS := tests/spark/test_listener.py
 SPEC_SPARK ?= yes
 test-spec-%: spec
@@ -121,7 +133,7 @@ test-spec: spec
 	@test -n "$(SNAPSHOT)" || { echo "make test-spec SNAPSHOT=<spec snapshot folder>, or make test-spec-<release> for spec/releases/<release>"; exit 2; }
 	$(PY) -m tests.support.overlay --snapshot $(SNAPSHOT) --dest build/spec-$(notdir $(abspath $(SNAPSHOT)))
 	PYTHONPATH=$(CURDIR)/build/spec-$(notdir $(abspath $(SNAPSHOT)))/src $(VENV)/bin/pytest -q \
-		$(SPEC_LAYER_TESTS) $(if $(filter yes,$(SPEC_SPARK)),$(SPEC_SPARK_TESTS))
+		-m spec_release $(SPEC_TESTS) $(if $(filter yes,$(SPEC_SPARK)),$(SPEC_SPARK_TESTS))
 
 # The model, reader, facet and client tests on the newest pydantic release on the package
 # index (the other targets use the version pyproject.toml resolves to in .venv): an
@@ -136,8 +148,10 @@ $(PYDANTIC_LATEST_VENV)/.installed: pyproject.toml
 	$(PYDANTIC_LATEST_VENV)/bin/python -m pip install -q -e ".[dev,kafka]"
 	touch $@
 
+# The quick selection (as make test-fast: no slow tests, a fifth of the property examples),
+# and outside CI's rule that a missing extra fails: this environment has the kafka extra only.
 test-pydantic-latest: $(PYDANTIC_LATEST_VENV)/.installed
-	.ci/pydantic-latest $(PYDANTIC_LATEST_VENV) $(PYDANTIC_LATEST_TESTS)
+	env -u CI .ci/pydantic-latest $(PYDANTIC_LATEST_VENV) -m "not slow" --hypothesis-profile=fast $(PYDANTIC_LATEST_TESTS)
 
 # Pin a new snapshot, regenerate, report: `make spec-upgrade SRC=folder` (a spec/ folder of
 # an OpenLineage checkout) or `make spec-upgrade SRC=1.40.0` (a release tag, downloaded:

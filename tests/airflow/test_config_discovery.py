@@ -231,6 +231,7 @@ def test_disabled_in_airflow_is_shown(
     assert code == 0 and "disabled =" not in out
 
 
+@pytest.mark.slow
 def test_replay_finds_the_provider_transport_and_its_spool(
     airflow_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], free_port: int
 ) -> None:

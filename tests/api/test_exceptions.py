@@ -11,6 +11,9 @@ import sys
 import pytest
 
 from tests.support.api_doc import PUBLIC_MODULES, load
+from tests.support.selection import require_extras
+
+require_extras("spark", "serve")  # collecting this module loads every public module
 
 
 def exported_exceptions() -> list[tuple[str, str, type[BaseException]]]:

@@ -164,6 +164,7 @@ def test_disabled_ignores_even_a_broken_file(tmp_path: Path) -> None:
 # -- issue 13: close() tells, producer checked early, secrets never shown ---------------------
 
 
+@pytest.mark.slow
 def test_close_returns_false_and_says_how_many_when_events_were_spooled(
     free_port: int, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -24,6 +24,7 @@ from tests.support.client_testkit import http_config as http
 from tests.support.client_testkit import write_yml
 
 
+@pytest.mark.kafka
 def test_a_different_transport_type_replaces_the_section(tmp_path: Path) -> None:
     kafka = {"type": "kafka", "topic": "t", "config": {"bootstrap.servers": "127.0.0.1:9"}, "flush": False}
     yml = write_yml(tmp_path / "ol.yml", {"transport": kafka})
@@ -233,6 +234,7 @@ def test_parity_url_shorthand(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, r
     assert_same_http(official.transport, ours.transport, retry_given=False)
 
 
+@pytest.mark.kafka
 def test_parity_kafka_file_composite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, restore_environ: None) -> None:
     log_path = str(tmp_path / "events.ndjson")
     yml = {

@@ -97,6 +97,7 @@ TRANSPORTS: dict[str, Any] = {
 
 @pytest.mark.parametrize("end", sorted(ENDS))
 @pytest.mark.parametrize("mode", sorted(TRANSPORTS))
+@pytest.mark.slow
 def test_killed_with_the_backend_down_then_a_later_process_delivers_everything_once(
     mode: str, end: str, tmp_path: Path
 ) -> None:
@@ -205,6 +206,7 @@ def test_a_process_pool_worker_delivers_its_batch_when_the_pool_shuts_down(tmp_p
     assert Ledger.count(events, stored).lost == 0 and len(stored) == len(events)
 
 
+@pytest.mark.slow
 def test_a_run_split_across_dead_processes_is_finished_in_emit_order(tmp_path: Path) -> None:
     """START in one worker, COMPLETE in the next (Airflow's forked children): both die with
     the backend down; the later process delivers each run's events oldest first."""
@@ -249,6 +251,7 @@ print("adopted", client.relay.adopted, "delivered", client.relay.delivered, clie
 """
 
 
+@pytest.mark.slow
 def test_concurrent_finishers_and_writers_neither_lose_nor_duplicate(tmp_path: Path) -> None:
     port, url = free_url()
     spool = tmp_path / "spool.ndjson"
@@ -293,6 +296,7 @@ def test_concurrent_finishers_and_writers_neither_lose_nor_duplicate(tmp_path: P
     assert len(Spool(spool)) == 0
 
 
+@pytest.mark.slow
 def test_a_finisher_killed_mid_delivery_loses_nothing(tmp_path: Path) -> None:
     port, url = free_url()
     spool = tmp_path / "spool.ndjson"

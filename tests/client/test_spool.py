@@ -20,6 +20,7 @@ from tests.support.fault_server import FaultServer, Ledger
 from tests.support.processes import finish, run_cli, run_script, small_filesystem, start_cli, start_script
 
 
+@pytest.mark.slow
 def test_server_down_spools_then_replay_delivers_once(free_port: int, tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{free_port}"
     spool_path = tmp_path / "spool.ndjson"
@@ -49,6 +50,7 @@ def test_server_down_spools_then_replay_delivers_once(free_port: int, tmp_path: 
         transport.close()
 
 
+@pytest.mark.slow
 def test_replay_keeps_later_events_of_a_failing_run(server: LineageServer, tmp_path: Path) -> None:
     spool_path = tmp_path / "spool"
     down = http_client("http://127.0.0.1:9", spool_path, retry={"total": 0})
@@ -166,6 +168,7 @@ print(client.close(), client.spool.pending)
         assert sorted(r["event"]["seq"] for r in Spool(spool_path).records()) == list(range(41))
 
 
+@pytest.mark.slow
 def test_a_replay_killed_with_sigkill_resends_at_most_the_one_in_flight(tmp_path: Path) -> None:
     spool_path = tmp_path / "spool.ndjson"
     events = seq_events(3000, runs=50)
@@ -196,6 +199,7 @@ def test_a_replay_killed_with_sigkill_resends_at_most_the_one_in_flight(tmp_path
     assert len(Spool(spool_path)) == 0
 
 
+@pytest.mark.slow
 def test_two_replays_of_one_spool_at_once_deliver_each_event_once(tmp_path: Path) -> None:
     spool_path = tmp_path / "spool.ndjson"
     events = seq_events(2000, runs=20)

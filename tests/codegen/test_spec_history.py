@@ -59,6 +59,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_the_sweep_generates_and_exercises_every_release_tag(repo: Path, tmp_path: Path) -> None:
     done = run("--repo", str(repo), "--exercise", "--work", str(tmp_path / "work"))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -90,6 +91,7 @@ def test_a_release_that_cannot_be_generated_is_reported(repo: Path, tmp_path: Pa
     assert "0 of 1 releases generate" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_docs_command_rewrites_a_stale_table(tmp_path: Path) -> None:
     copy = tmp_path / "spec-versions.md"
     copy.write_text(DOCS.read_text(encoding="utf-8"), encoding="utf-8")

@@ -48,6 +48,7 @@ def test_the_official_client_delivers_through_olsdk_batches(
     assert server.events == [json.loads(to_json(e)) for e in sent]  # exactly what the official client made
 
 
+@pytest.mark.slow
 def test_undeliverable_events_are_spooled_and_replayed(
     server: LineageServer, tmp_path: Path, free_port: int, monkeypatch: pytest.MonkeyPatch, restore_environ: None
 ) -> None:

@@ -30,6 +30,7 @@ def test_every_install_line_names_a_wheel_or_a_checkout() -> None:
             assert target.startswith(("dist/", ".")), f"not installable without a package index: {line}"
 
 
+@pytest.mark.slow
 def test_the_wheel_the_readme_names_is_what_make_dist_builds(tmp_path: Path) -> None:
     # olsdk's version with a local label naming the spec variant of the models, read by the build
     assert "version" in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dynamic"]

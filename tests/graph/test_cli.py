@@ -163,6 +163,7 @@ def big_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("command", ["graph", "inspect"])
+@pytest.mark.slow
 def test_progress_on_a_terminal_and_nowhere_else(command: str, big_log: Path, tmp_path: Path) -> None:
     args = [command, str(big_log)] + (["-o", str(tmp_path / "big.html")] if command == "graph" else [])
     code, out, shown = on_a_terminal(args, tmp_path)

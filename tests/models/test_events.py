@@ -20,6 +20,7 @@ import olsdk
 import olsdk.models as models
 from olsdk._models import _spec
 from tests.support.facet_places import container_of, facet_keys_by_file, run_event_with
+from tests.support.selection import examples
 from tests.support.spec_schema import assert_valid, core, inline
 
 RUN_ID = "0190d3a4-7b5c-7a3e-9f00-1234567890ab"
@@ -228,7 +229,7 @@ def test_parsing_requires_what_the_spec_requires_even_where_construction_fills_i
 # -- schema -> model ---------------------------------------------------------------------
 
 SETTINGS = settings(
-    max_examples=10,
+    max_examples=examples(10),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )

@@ -27,6 +27,7 @@ from olsdk._models._generated import models as generated
 from olsdk._models._runtime import OLRecord
 from tests.support.facet_places import container_of, facet_keys_by_file, run_event_with
 from tests.support.model_strategies import events, for_model
+from tests.support.selection import examples
 from tests.support.spec_schema import SPEC_DIR, assert_valid, core, schema_files
 
 ENTITY_BY_BASE = {
@@ -162,7 +163,7 @@ def test_star_import_gives_the_whole_api() -> None:
 
 # -- model -> schema ---------------------------------------------------------------------
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
@@ -180,7 +181,7 @@ def test_events_dump_valid_json_and_parse_back_equal(event: Any) -> None:
 def test_every_facet_class_round_trips(file_id: str, def_name: str, entity: str, key: str) -> None:
     cls = models.FACET_KEYS[(entity, key)]
 
-    @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(for_model(cls))
     def check(facet: BaseModel) -> None:
         facet_doc = olsdk.to_dict(facet)
@@ -196,7 +197,7 @@ def test_every_facet_class_round_trips(file_id: str, def_name: str, entity: str,
     check()
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_constructed_facets_carry_producer_and_versioned_schema_url(data: st.DataObject) -> None:
     cls = models.FACET_KEYS[data.draw(st.sampled_from(sorted(models.FACET_KEYS)))]

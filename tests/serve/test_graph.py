@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from olsdk._integrations._graph._model import RUN_HISTORY, build_graph
 from olsdk._integrations._graph._page import page_data
 from olsdk._integrations._graph._read import ReadItem
@@ -44,6 +46,7 @@ def comparable(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_the_served_graph_is_the_graph_of_the_events(served: ServeProcess) -> None:
     events = pipeline_events() + parent_events() + many_runs()
     for start in range(0, len(events), 10):

@@ -107,6 +107,7 @@ def test_a_chunked_body_of_hundreds_of_mb_is_cut_off(guarded: ServeProcess) -> N
     assert peak_rss(guarded.pid) - before < 200 * MIB
 
 
+@pytest.mark.slow
 def test_a_gzip_bomb_is_refused_without_inflating_it(guarded: ServeProcess) -> None:
     before = rss(guarded.pid)
     packer = zlib.compressobj(9, zlib.DEFLATED, 31)
@@ -132,6 +133,7 @@ def test_nesting_thousands_deep_and_bad_utf8_in_a_batch(guarded: ServeProcess) -
     assert status == 422 and "UTF-8" in answer["problems"][0]["rule"]
 
 
+@pytest.mark.slow
 def test_slow_clients_time_out_and_producers_are_served_meanwhile(guarded: ServeProcess) -> None:
     # ten connections sending their request head one byte a second, ten sending their body so
     slow_heads = [connect(guarded) for _ in range(10)]

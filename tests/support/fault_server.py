@@ -43,6 +43,82 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    fault: FaultServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _HTTPServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:  # the control API of a spawned server
+        server = self.server.fault
+        if self.path == "/events":
+            with server.lock:
+                body = json.dumps(server.stored).encode()
+            self._answer(200, body)
+        else:
+            self._answer(404, b"")
+
+    def do_POST(self) -> None:
+        server = self.server.fault
+        with server.lock:
+            server.in_flight += 1
+            server.max_in_flight = max(server.max_in_flight, server.in_flight)
+        try:
+            self._post()
+        finally:
+            with server.lock:
+                server.in_flight -= 1
+
+    def _post(self) -> None:
+        server = self.server.fault
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with server.lock:
+            server.posts += 1
+            number = server.posts
+            status = server.script.popleft() if server.script else 200
+        if server.echo_auth:
+            self._answer(401, b"denied for " + self.headers.get("Authorization", "").encode())
+            return
+        if server.max_body is not None and len(body) > server.max_body:
+            self._answer(413, b"request entity too large")
+            return
+        if server.hold is not None:
+            while not server.hold.wait(0.05) and not server.stopping.is_set():
+                pass
+        if server.latency:
+            server.stopping.wait(server.latency)
+        if server.stopping.is_set():  # shut down while this post waited: never stored
+            self.close_connection = True
+            return
+        if status >= 300:
+            self._answer(status, b"scripted failure")
+            return
+        data = json.loads(body)
+        events = data if isinstance(data, list) else [data]
+        with server.lock:
+            server.stored.extend(events)
+            if number <= server.reset_first:
+                server.resets.append(len(events))
+        if number <= server.reset_first:
+            # stored, then the connection dies before any answer: an ambiguous failure
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+            return
+        self._answer(200, b"")
+
+    def _answer(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
 class FaultServer:
     """See the module docstring."""
 
@@ -60,76 +136,8 @@ class FaultServer:
         self.resets: list[int] = []  # events carried by each post that was reset, in order
         self.lock = threading.Lock()
         self.stopping = threading.Event()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:  # the control API of a spawned server
-                if self.path == "/events":
-                    with server.lock:
-                        body = json.dumps(server.stored).encode()
-                    self._answer(200, body)
-                else:
-                    self._answer(404, b"")
-
-            def do_POST(self) -> None:
-                with server.lock:
-                    server.in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                try:
-                    self._post()
-                finally:
-                    with server.lock:
-                        server.in_flight -= 1
-
-            def _post(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                with server.lock:
-                    server.posts += 1
-                    number = server.posts
-                    status = server.script.popleft() if server.script else 200
-                if server.echo_auth:
-                    self._answer(401, b"denied for " + self.headers.get("Authorization", "").encode())
-                    return
-                if server.max_body is not None and len(body) > server.max_body:
-                    self._answer(413, b"request entity too large")
-                    return
-                if server.hold is not None:
-                    while not server.hold.wait(0.05) and not server.stopping.is_set():
-                        pass
-                if server.latency:
-                    server.stopping.wait(server.latency)
-                if server.stopping.is_set():  # shut down while this post waited: never stored
-                    self.close_connection = True
-                    return
-                if status >= 300:
-                    self._answer(status, b"scripted failure")
-                    return
-                data = json.loads(body)
-                events = data if isinstance(data, list) else [data]
-                with server.lock:
-                    server.stored.extend(events)
-                    if number <= server.reset_first:
-                        server.resets.append(len(events))
-                if number <= server.reset_first:
-                    # stored, then the connection dies before any answer: an ambiguous failure
-                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                    self.close_connection = True
-                    self.connection.close()
-                    return
-                self._answer(200, b"")
-
-            def _answer(self, status: int, body: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.httpd = _HTTPServer(("127.0.0.1", port), _Handler)
+        self.httpd.fault = self
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"

@@ -84,20 +84,26 @@ def for_type(annotation: Any, metadata: list[Any], depth: int) -> st.SearchStrat
     if annotation is Any:
         return JSON_VALUES
     if isinstance(annotation, type):
-        if issubclass(annotation, enum.Enum):
-            return st.sampled_from(list(annotation))
-        if issubclass(annotation, bool):
-            return st.booleans()
-        if issubclass(annotation, int):
-            low, high = _bounds(metadata, -(2**53), 2**53)
-            return st.integers(int(low), int(high))
-        if issubclass(annotation, float):
-            low, high = _bounds(metadata, None, None)
-            return st.floats(low, high, allow_nan=False, allow_infinity=False, width=64)
-        if issubclass(annotation, str):
-            return _string(metadata)
-        if issubclass(annotation, BaseModel | OLRecord):  # (records build from keywords too)
-            return for_model(typing.cast(type[BaseModel], annotation), depth + 1)
+        return _for_class(annotation, metadata, depth)
+    raise NotImplementedError(f"no strategy for {annotation!r}")
+
+
+def _for_class(annotation: type, metadata: list[Any], depth: int) -> st.SearchStrategy[Any]:
+    """A plain class: an enum, a JSON scalar (within the field's bounds) or a model."""
+    if issubclass(annotation, enum.Enum):
+        return st.sampled_from(list(annotation))
+    if issubclass(annotation, bool):
+        return st.booleans()
+    if issubclass(annotation, int):
+        low, high = _bounds(metadata, -(2**53), 2**53)
+        return st.integers(int(low), int(high))
+    if issubclass(annotation, float):
+        low, high = _bounds(metadata, None, None)
+        return st.floats(low, high, allow_nan=False, allow_infinity=False, width=64)
+    if issubclass(annotation, str):
+        return _string(metadata)
+    if issubclass(annotation, BaseModel | OLRecord):  # (records build from keywords too)
+        return for_model(typing.cast(type[BaseModel], annotation), depth + 1)
     raise NotImplementedError(f"no strategy for {annotation!r}")
 
 

@@ -327,38 +327,43 @@ def _kind_of(document: dict[str, Any]) -> str | None:
     return {"run": "RunEvent", "dataset": "DatasetEvent", "job": "JobEvent"}[first] if first else None
 
 
-def _facet_maps(document: dict[str, Any], kind: str) -> list[tuple[str, str, Any]]:
-    maps: list[tuple[str, str, Any]] = []
+_FacetMaps = list[tuple[str, str, Any]]  # (path, entity, facets) of every facet map of a document
 
-    def run_maps(path: str, run: Any) -> None:
-        if isinstance(run, dict) and isinstance(run.get("facets"), dict):
-            maps.append((f"{path}.facets", "run", run["facets"]))
-            parent = run["facets"].get("parent")
-            if isinstance(parent, dict):
-                base = f"{path}.facets.parent"
-                run_maps(f"{base}.run", parent.get("run"))
-                job_maps(f"{base}.job", parent.get("job"))
-                root = parent.get("root")
-                if isinstance(root, dict):
-                    run_maps(f"{base}.root.run", root.get("run"))
-                    job_maps(f"{base}.root.job", root.get("job"))
 
-    def job_maps(path: str, job: Any) -> None:
-        if isinstance(job, dict) and isinstance(job.get("facets"), dict):
-            maps.append((f"{path}.facets", "job", job["facets"]))
+def _run_maps(maps: _FacetMaps, path: str, run: Any) -> None:
+    if isinstance(run, dict) and isinstance(run.get("facets"), dict):
+        maps.append((f"{path}.facets", "run", run["facets"]))
+        parent = run["facets"].get("parent")
+        if isinstance(parent, dict):
+            base = f"{path}.facets.parent"
+            _run_maps(maps, f"{base}.run", parent.get("run"))
+            _job_maps(maps, f"{base}.job", parent.get("job"))
+            root = parent.get("root")
+            if isinstance(root, dict):
+                _run_maps(maps, f"{base}.root.run", root.get("run"))
+                _job_maps(maps, f"{base}.root.job", root.get("job"))
 
-    def dataset_maps(path: str, dataset: Any, extra: tuple[str, str] | None) -> None:
-        if not isinstance(dataset, dict):
-            return
-        if isinstance(dataset.get("facets"), dict):
-            maps.append((f"{path}.facets", "dataset", dataset["facets"]))
-        if extra and isinstance(dataset.get(extra[0]), dict):
-            maps.append((f"{path}.{extra[0]}", extra[1], dataset[extra[0]]))
 
+def _job_maps(maps: _FacetMaps, path: str, job: Any) -> None:
+    if isinstance(job, dict) and isinstance(job.get("facets"), dict):
+        maps.append((f"{path}.facets", "job", job["facets"]))
+
+
+def _dataset_maps(maps: _FacetMaps, path: str, dataset: Any, extra: tuple[str, str] | None) -> None:
+    if not isinstance(dataset, dict):
+        return
+    if isinstance(dataset.get("facets"), dict):
+        maps.append((f"{path}.facets", "dataset", dataset["facets"]))
+    if extra and isinstance(dataset.get(extra[0]), dict):
+        maps.append((f"{path}.{extra[0]}", extra[1], dataset[extra[0]]))
+
+
+def _facet_maps(document: dict[str, Any], kind: str) -> _FacetMaps:
+    maps: _FacetMaps = []
     if kind == "RunEvent":
-        run_maps("run", document.get("run"))
+        _run_maps(maps, "run", document.get("run"))
     if kind in ("RunEvent", "JobEvent"):
-        job_maps("job", document.get("job"))
+        _job_maps(maps, "job", document.get("job"))
         for field, extra in (
             ("inputs", ("inputFacets", "inputDataset")),
             ("outputs", ("outputFacets", "outputDataset")),
@@ -366,9 +371,9 @@ def _facet_maps(document: dict[str, Any], kind: str) -> list[tuple[str, str, Any
             items = document.get(field)
             if isinstance(items, list):
                 for index, item in enumerate(items):
-                    dataset_maps(f"{field}[{index}]", item, extra)
+                    _dataset_maps(maps, f"{field}[{index}]", item, extra)
     if kind == "DatasetEvent":
-        dataset_maps("dataset", document.get("dataset"), None)
+        _dataset_maps(maps, "dataset", document.get("dataset"), None)
     return maps
 
 

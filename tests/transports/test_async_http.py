@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from olsdk._delivery.transports._async_http import AsyncHttpSettings, queue_settings
 from olsdk.client import OpenLineageClient, Spool
 from olsdk.transports import BufferedSettings, BufferedTransport, create_transport
@@ -24,6 +26,7 @@ def test_the_section_maps_onto_the_buffered_wrapper(server: LineageServer) -> No
         assert mapped == BufferedSettings(max_queue_size=10_000, on_full="block")
 
 
+@pytest.mark.slow
 def test_a_down_server_loses_nothing(free_port: int, tmp_path: Path) -> None:
     section = {"type": "async_http", "url": f"http://127.0.0.1:{free_port}", "retry": {"total": 0}}
     client = OpenLineageClient(config={"transport": section}, spool=tmp_path / "spool", environ={})
@@ -35,6 +38,7 @@ def test_a_down_server_loses_nothing(free_port: int, tmp_path: Path) -> None:
     assert {r["target"] for r in records} == {"async_http"}
 
 
+@pytest.mark.slow
 def test_a_full_queue_waits_then_spools(free_port: int, tmp_path: Path) -> None:
     section = {
         "type": "async_http",

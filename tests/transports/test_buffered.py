@@ -28,6 +28,7 @@ def burst(n_runs: int, per_run: int) -> list[dict[str, Any]]:
     return events
 
 
+@pytest.mark.slow
 def test_burst_of_10000_all_delivered_in_order_per_run(server: LineageServer, tmp_path: Path) -> None:
     events = burst(n_runs=40, per_run=250)
     assert len(events) == 10_000
@@ -211,6 +212,7 @@ def test_events_in_flight_when_close_gives_up_are_spooled(mode: str, tmp_path: P
     assert f"{len(in_flight)} in flight" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_forked_child_sends_its_own_events_and_never_the_parents(tmp_path: Path) -> None:
     server = FaultServer()
     server.latency = 0.01  # the parent's queue is still full when it forks
@@ -283,6 +285,7 @@ def test_a_multiprocessing_child_delivers_events_sent_through_an_inherited_clien
     assert Ledger.count(events, stored) == Ledger(20, 20, 0, 0, 0)
 
 
+@pytest.mark.slow
 def test_16_threads_x_500_events_are_delivered_concurrently_in_run_order(tmp_path: Path) -> None:
     """Buffered at its defaults: deliveries overlap (more than one post in flight), each run
     keeps its order, nothing is spooled. (How fast: `python -m bench.reliability`.)"""

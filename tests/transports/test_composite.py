@@ -11,6 +11,7 @@ from olsdk.transports import CallbackTransport, CompositeSettings, CompositeTran
 from tests.support.client_testkit import LineageServer, run_event
 
 
+@pytest.mark.slow
 def test_composite_partial_failure_spools_for_the_failed_child_only(
     server: LineageServer, free_port: int, tmp_path: Path
 ) -> None:

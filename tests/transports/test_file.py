@@ -34,6 +34,7 @@ def test_file_transport_concurrent_writers(tmp_path: Path) -> None:
     assert all(json.loads(line) == json.loads(body) for line in lines[:-1])
 
 
+@pytest.mark.fsspec
 def test_file_transport_one_file_per_event(tmp_path: Path) -> None:
     transport = create_transport({"type": "file", "log_file_path": str(tmp_path / "ev"), "append": False})
     for i in range(3):

@@ -85,6 +85,7 @@ def test_client_error_is_not_retried_and_is_spooled(server: LineageServer, tmp_p
     assert record["event"] == run_event()
 
 
+@pytest.mark.slow
 def test_slow_server_hits_read_timeout_without_hanging(server: LineageServer, tmp_path: Path) -> None:
     # issue 23: the relay's probes (during close too) meet the same slow server
     server.script.extend([Reply(delay=30)] * 20)

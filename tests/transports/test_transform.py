@@ -35,6 +35,7 @@ def test_changed_dropped_and_failed_events(
     assert "cannot transform boom" in record["reason"] and record["event"]["job"]["name"] == "boom"
 
 
+@pytest.mark.slow
 def test_replay_goes_through_the_transformer(server: LineageServer, free_port: int, tmp_path: Path) -> None:
     down = {**SECTION, "transport": {"type": "http", "url": f"http://127.0.0.1:{free_port}", "retry": {"total": 0}}}
     spool = tmp_path / "spool"

@@ -35,6 +35,7 @@ import olsdk
 from olsdk._integrations._validate_cli import run_validate
 from olsdk._readers._lenient import identity_problem
 from tests.corpus.events import CORPUS
+from tests.support.selection import examples
 from tests.support.spec_schema import exact_errors, loads_exact
 
 VALID = [sample.document for sample in CORPUS if sample.problems == ()]
@@ -75,7 +76,7 @@ DATE_TIMES = [
 OTHER_VALUES: list[Any] = [None, True, "text", [], {}, {"a": 1}, [1, "b"]]
 
 SETTINGS = settings(
-    max_examples=40,
+    max_examples=examples(40),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
@@ -311,7 +312,7 @@ def spec_words_only(problem: olsdk.Problem) -> bool:
 
 @pytest.mark.parametrize("index", range(len(VALID)), ids=[s.name for s in CORPUS if s.problems == ()])
 def test_problem_texts_use_the_specs_words_and_show_the_value(index: int) -> None:
-    @settings(SETTINGS, max_examples=25)
+    @settings(SETTINGS, max_examples=examples(25))
     @given(mutants(VALID[index]))
     def run(text: bytes) -> None:
         problems = olsdk.validate_event(text)
@@ -327,6 +328,7 @@ def test_problem_texts_use_the_specs_words_and_show_the_value(index: int) -> Non
     run()
 
 
+@pytest.mark.slow
 def test_a_problem_shows_the_value_cut_and_without_secrets() -> None:
     secret_url = "https://etl:s3cr3t-passw0rd@db.example.com/orders"
     document = run_event()

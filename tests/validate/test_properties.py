@@ -30,6 +30,7 @@ import olsdk
 from olsdk._readers._lenient import identity_problem
 from tests.corpus.events import CORPUS
 from tests.support.facet_places import facet_keys_by_file, run_event_with
+from tests.support.selection import examples
 from tests.support.spec_schema import core, exact_errors, inline
 
 VALID = [sample.document for sample in CORPUS if sample.problems == ()]
@@ -59,7 +60,7 @@ FORMAT_VALUES = [
 OTHER_TYPES: list[Any] = [None, 0, -3, 1.5, 2.0, True, "text", [], {}, {"a": 1}]
 
 SETTINGS = settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
@@ -143,7 +144,7 @@ def facet_strategy(file_id: str, def_name: str) -> Any:
 def test_mutated_schema_drawn_facets_agree_with_the_independent_validator(
     file_id: str, def_name: str, entity: str, key: str
 ) -> None:
-    @settings(SETTINGS, max_examples=12)
+    @settings(SETTINGS, max_examples=examples(12))
     @given(st.data())
     def run(data: st.DataObject) -> None:
         facet = data.draw(facet_strategy(file_id, def_name))

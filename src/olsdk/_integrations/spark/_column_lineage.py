@@ -81,30 +81,44 @@ def _flow(nodes: list[dict[str, Any]]) -> _Flow | None:
         name = str(node.get("name") or "")
         if "leaf" not in node and name not in _KNOWN_NODES:
             return None  # a node whose column flow is unknown (a Python UDF node, for instance)
-        for out, _name, subtype, direct, conditions in node.get("exprs") or []:
-            flow.link(int(out), direct, str(subtype))
-            if conditions:
-                flow.conditions.setdefault(int(out), []).extend(int(i) for i in conditions)
+        _add_aliases(flow, node)
         for key, subtype in _INDIRECT:
             flow.indirect.extend((int(i), subtype) for i in node.get(key) or [])
         if name == "Union":
-            kids = [nodes[i] for i in node.get("children") or []]
-            first = [int(a[0]) for a in (kids[0].get("output") or [])] if kids else []
-            for other in kids[1:]:
-                for pos, attr in enumerate(other.get("output") or []):
-                    if pos < len(first):
-                        flow.link(first[pos], [int(attr[0])], "IDENTITY")
-        generate = node.get("generate")
-        if generate:
-            for out, _ in generate.get("output") or []:
-                flow.link(int(out), generate.get("refs") or [], "TRANSFORMATION")
-        projections = node.get("projections")
-        if projections:
-            for pos, (out, _) in enumerate(node.get("output") or []):
-                for projection in projections:
-                    if pos < len(projection):
-                        flow.link(int(out), projection[pos], "TRANSFORMATION")
+            _add_union(flow, [nodes[i] for i in node.get("children") or []])
+        _add_generated(flow, node)
     return flow
+
+
+def _add_aliases(flow: _Flow, node: dict[str, Any]) -> None:
+    """The ids a node's aliases create, from the values and the conditions they read."""
+    for out, _name, subtype, direct, conditions in node.get("exprs") or []:
+        flow.link(int(out), direct, str(subtype))
+        if conditions:
+            flow.conditions.setdefault(int(out), []).extend(int(i) for i in conditions)
+
+
+def _add_union(flow: _Flow, kids: list[dict[str, Any]]) -> None:
+    """A union's output is its first child's: each other child's column at the same position feeds it."""
+    first = [int(a[0]) for a in (kids[0].get("output") or [])] if kids else []
+    for other in kids[1:]:
+        for pos, attr in enumerate(other.get("output") or []):
+            if pos < len(first):
+                flow.link(first[pos], [int(attr[0])], "IDENTITY")
+
+
+def _add_generated(flow: _Flow, node: dict[str, Any]) -> None:
+    """The columns a Generate (explode, ...) or an Expand node makes from the ids they read."""
+    generate = node.get("generate")
+    if generate:
+        for out, _ in generate.get("output") or []:
+            flow.link(int(out), generate.get("refs") or [], "TRANSFORMATION")
+    projections = node.get("projections")
+    if projections:
+        for pos, (out, _) in enumerate(node.get("output") or []):
+            for projection in projections:
+                if pos < len(projection):
+                    flow.link(int(out), projection[pos], "TRANSFORMATION")
 
 
 def _resolve(start: int, flow: _Flow, leaves: LeafColumns) -> tuple[dict[_Column, str], list[int]]:

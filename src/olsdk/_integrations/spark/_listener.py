@@ -445,31 +445,36 @@ def install(
             "install() needs a classic SparkSession with a JVM; on Spark Connect use "
             "olsdk.spark.lineage_run() around the actions instead"
         )
-    key = id(spark._sc)
-    with _HANDLES_LOCK:
-        if key in _HANDLES:
-            return _HANDLES[key]
+    existing = _handle_of_context(spark._sc)
+    if existing is not None:
+        return existing
     settings = SparkSettings.from_conf(spark_conf(spark))
     if settings.disabled:
         log.info("olsdk.spark: spark.openlineage.disabled=true, no lineage")
         return DisabledLineage()
-    owned = client is None
-    emitter = _client_from(settings) if client is None else client
     ns = namespace or settings.namespace or os.environ.get("OPENLINEAGE_NAMESPACE") or "default"
+    return _installed(
+        spark,
+        _client_from(settings) if client is None else client,
+        handle_sigterm=handle_sigterm,
+        namespace=str(ns),
+        column_lineage=column_lineage,
+        emit_reads=emit_reads,
+        close_client=client is None,
+        settings=settings,
+        close_timeout=close_timeout,
+        streaming_interval=streaming_interval,
+    )
+
+
+def _installed(spark: Any, emitter: EmitterLike, *, handle_sigterm: bool, **options: Any) -> SparkLineage:
+    """A new handle for ``spark``'s context (its stop, RDD writes and SIGTERM hooked), or the one
+    another thread installed meanwhile."""
+    key = id(spark._sc)
     with _HANDLES_LOCK:
         if key in _HANDLES:  # installed meanwhile by another thread
             return _HANDLES[key]
-        handle = SparkLineage(
-            spark,
-            emitter,
-            namespace=str(ns),
-            column_lineage=column_lineage,
-            emit_reads=emit_reads,
-            close_client=owned,
-            settings=settings,
-            close_timeout=close_timeout,
-            streaming_interval=streaming_interval,
-        )
+        handle = SparkLineage(spark, emitter, **options)
         _HANDLES[key] = handle
     _patch_stop()
     patch_rdd_writes(_handle_of_context)

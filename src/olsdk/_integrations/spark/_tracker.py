@@ -282,10 +282,6 @@ class Tracker:
         with self._lock:
             self._send(run, event_type)
 
-    def open_runs(self) -> int:
-        with self._lock:
-            return sum(1 for e in self._executions.values() if e.owner)
-
     def _send(self, run: QueryRun, event_type: str) -> None:
         try:
             event = self.app.query_event(run, event_type)
