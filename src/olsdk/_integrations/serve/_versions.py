@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 from sqlalchemy import select
@@ -143,11 +143,22 @@ def dataset_versions(store: Store, namespace: str, name: str, limit: int, offset
 
 
 def dataset_version(store: Store, namespace: str, name: str, version: str) -> dict[str, Any]:
+    return _one_version(store, _dataset_versions, "dataset", (namespace, name), version)
+
+
+def _one_version(
+    store: Store,
+    versions: Callable[[Connection, str, str], list[dict[str, Any]]],
+    kind: str,
+    key: tuple[str, str],
+    version: str,
+) -> dict[str, Any]:
+    """The version `version` of the dataset or job `key` (namespace, name), or NotFound."""
     with store.engine.connect() as conn:
-        for held in _dataset_versions(conn, namespace, name):
+        for held in versions(conn, *key):
             if held["version"] == version:
                 return held
-    raise NotFound(f"version '{version}' of dataset '{name}' in namespace '{namespace}' not found")
+    raise NotFound(f"version '{version}' of {kind} '{key[1]}' in namespace '{key[0]}' not found")
 
 
 # ---------------------------------------------------------------- jobs
@@ -217,11 +228,7 @@ def job_versions(store: Store, namespace: str, name: str, limit: int, offset: in
 
 
 def job_version(store: Store, namespace: str, name: str, version: str) -> dict[str, Any]:
-    with store.engine.connect() as conn:
-        for held in _job_versions(conn, namespace, name):
-            if held["version"] == version:
-                return held
-    raise NotFound(f"version '{version}' of job '{name}' in namespace '{namespace}' not found")
+    return _one_version(store, _job_versions, "job", (namespace, name), version)
 
 
 # ---------------------------------------------------------------- upstream run lineage
