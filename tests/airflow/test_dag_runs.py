@@ -23,7 +23,7 @@ import pytest
 
 from tests.airflow.conftest import Campaign
 from tests.airflow.harness import DAG_ID, ROOT, Finished, Site, Sites, compat, file_events, tally
-from tests.support.client_testkit import LineageServer, unused_port
+from tests.support.client_testkit import LineageServer, kept, unused_port
 
 pytestmark = pytest.mark.airflow
 
@@ -33,13 +33,13 @@ TASKS = ("create_tables", "insert_select", "python_step", "bash_step", "fails_on
 
 # docs/how-to/airflow.md's settings, as a reader copies them: the receiver-up runs use them
 DOCS = (ROOT / "docs" / "how-to" / "airflow.md").read_text()
-DOCUMENTED_URL, DOCUMENTED_SPOOL = "http://localhost:5000", "/var/lib/airflow/openlineage-spool.ndjson"
+DOCUMENTED_URL, DOCUMENTED_SPOOL = "http://localhost:5000", "/var/lib/airflow/openlineage-spool.db"
 
 
 def documented(site: Site, url: str) -> Path:
     """Configure ``site`` as docs/how-to/airflow.md says: the variable in fork mode, airflow.cfg with
     ``execute_in_thread``; the URL and spool path are this test's. Returns the spool path."""
-    spool = site.root / "openlineage-spool.ndjson"
+    spool = site.root / "openlineage-spool.db"
 
     def ours(text: str) -> str:
         assert DOCUMENTED_URL in text and DOCUMENTED_SPOOL in text, text
@@ -76,7 +76,7 @@ def receiver_up(mode: str, sites: Sites) -> tuple[Events, Finished]:
         done = site.dags_test()
     finally:
         server.stop()
-    assert not spool.exists() or not spool.read_text().strip(), spool.read_text()[:2000]
+    assert kept(spool) == []
     return list(server.events), done
 
 

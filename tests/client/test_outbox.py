@@ -13,6 +13,7 @@ import os
 import select
 import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -485,3 +486,19 @@ def test_replay_leaves_what_a_running_process_holds(tmp_path: Path) -> None:
     finally:
         transport.close()
         server.stop()
+
+
+def test_released_records_and_a_gone_process_records_are_taken_over_together(tmp_path: Path) -> None:
+    # One adoption meets both kinds of owner: none (released at a client's close) and a
+    # process that is gone. Both become the adopter's, none is left behind.
+    from olsdk._delivery.client._store import Store
+
+    ended = subprocess.Popen(["true"])
+    ended.wait()  # its pid belongs to no process now
+    dead_owner = f"{ended.pid}:0:gone"
+    store = Store(tmp_path / "spool.db")
+    store.add(b'{"released": 1}', "run-a", owner=None)
+    store.add(b'{"orphan": 1}', "run-b", owner=dead_owner)
+    taken, owners = store.adopt()
+    assert taken == 2
+    assert owners == {"released", dead_owner}

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from olsdk.client import ConfigError, OpenLineageClient
-from tests.support.client_testkit import LineageServer
+from tests.support.client_testkit import LineageServer, kept, stored_bytes
 from tests.support.official import TokenServer, official_run_event, to_json
 
 HEADERS_COMPARED = ("content-type", "authorization")
@@ -47,7 +47,7 @@ def emit_both(auth: dict[str, Any], server: LineageServer, tokens: TokenServer, 
             client.close()
         token_requests = [(form, {k: h.get(k) for k in HEADERS_COMPARED}) for form, h in tokens.requests]
         results.append((token_requests, [r.headers.get("Authorization") for r in server.requests]))
-    assert not (tmp_path / "spool").exists(), "olsdk could not deliver"
+    assert kept(tmp_path / "spool") == [], "olsdk could not deliver"
     return results
 
 
@@ -140,9 +140,9 @@ def test_a_failing_token_endpoint_spools_the_event_without_leaking_secrets(
     ) as c:
         c.emit(to_json(official_run_event()))
     assert not server.requests
-    record = json.loads(spool.read_text())
+    (record,) = kept(spool)
     assert "cannot fetch the OAuth2 access token" in record["reason"]
-    assert "very-secret" not in spool.read_text()
+    assert b"very-secret" not in stored_bytes(spool)
     assert "very-secret" not in repr(c.transport.settings) + repr(c.config)  # type: ignore[attr-defined]
 
 

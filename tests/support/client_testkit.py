@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
-from olsdk.client import OpenLineageClient
+from olsdk.client import OpenLineageClient, Spool
 from olsdk.transports import CallbackTransport, Payload
 
 
@@ -186,3 +186,17 @@ def write_yml(path: Path, data: dict[str, Any]) -> Path:
 def http_config(url: str, **extra: Any) -> dict[str, Any]:
     """A configuration with an http transport to ``url``."""
     return {"transport": {"type": "http", "url": url, **extra}}
+
+
+def kept(spool: Path) -> list[dict[str, Any]]:
+    """What the spool at `spool` still keeps (given up, or owed to a later client): `[]`
+    when every event was delivered. The spool is a store that exists as soon as a client
+    writes ahead, so "nothing kept" is its records, not its file."""
+    return list(Spool(spool).records()) if spool.exists() else []
+
+
+def stored_bytes(spool: Path) -> bytes:
+    """Every byte the spool's store holds on disk (its database and SQLite's write-ahead log):
+    what a secret must never be part of."""
+    files = (spool, spool.with_name(spool.name + "-wal"), spool.with_name(spool.name + "-journal"))
+    return b"".join(path.read_bytes() for path in files if path.exists())

@@ -14,7 +14,7 @@ import pytest
 
 from olsdk.client import OpenLineageClient
 from olsdk.transports import create_transport
-from tests.support.client_testkit import LineageServer, Reply
+from tests.support.client_testkit import LineageServer, Reply, kept
 from tests.support.official import official_run_event, to_json
 
 pytest.importorskip("google.cloud.datacatalog_lineage_v1")
@@ -79,7 +79,7 @@ def test_api_errors_are_spooled_and_other_events_skipped(tmp_path: Path) -> None
     finally:
         srv.stop()
     assert len(srv.requests) == 1  # the job event was skipped (GCP Lineage takes run events only)
-    record = json.loads((tmp_path / "spool").read_text())
+    (record,) = kept(tmp_path / "spool")
     assert record["target"] == "gcplineage" and "Forbidden" in record["reason"]
 
 

@@ -63,6 +63,7 @@ class Outcomes:
     def reset(self) -> None:
         self._lock = threading.Lock()
         self._async_errors: list[DeliveryError] = []
+        self._answered: set[int] = set()  # the bodies of events whose failure `emit` answered for
         self._warned: dict[str, tuple[float, int]] = {}
         self._last_warned: dict[str, str] = {}  # target -> the key of its last failure told
         self.given_up = 0  # events of this client given up (this process)
@@ -93,11 +94,15 @@ class Outcomes:
                 self.callback(payload, error)
             except Exception:
                 log.exception("OpenLineage error callback raised")
-        if self.policy == "raise" and not error.partial:
-            if sync:
-                raise error
+        if self.policy == "raise":
+            told = hash(payload.body)
             with self._lock:
-                self._async_errors.append(error)
+                if sync:  # `emit` answered for it: the failures of its retries are not raised again
+                    self._answered.add(told)
+                elif told not in self._answered and not error.partial:
+                    self._async_errors.append(error)
+            if sync and not error.partial:
+                raise error
 
     def _keep(self, payload: Payload, record: int | None, target: str | None, error: DeliveryError) -> str:
         relay = self.relay

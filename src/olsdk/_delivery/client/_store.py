@@ -379,7 +379,7 @@ class Store:
                 for (owner,) in conn.execute("SELECT DISTINCT owner FROM records WHERE state != 'given_up'")
                 if owner != self.owner
             }
-            gone = sorted(o for o in owners if o is None or not process_alive(o))
+            gone = sorted((o for o in owners if o is None or not process_alive(o)), key=lambda o: o or "")
             taken = 0
             for owner in gone:
                 taken += conn.execute(
