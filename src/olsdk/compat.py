@@ -12,7 +12,7 @@ spool and replay) with no code change::
         type: http
         url: http://marquez:5000
         batch: {max_events: 100}
-      spool: {path: /var/lib/lineage/spool.ndjson}
+      spool: {path: /var/lib/lineage/spool.db}
       error_policy: log     # log (default) or raise
 
 olsdk's own client reads the same file and uses the inner transport.

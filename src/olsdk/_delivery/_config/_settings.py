@@ -65,12 +65,12 @@ class DatasetSettings(Settings):
 
 
 class SpoolSettings(Settings):
-    path: str | None = None  # default: $XDG_STATE_HOME/olsdk/spool.ndjson
+    path: str | None = None  # the store (SQLite); default: $XDG_STATE_HOME/olsdk/spool.db
     enabled: bool = True
-    write_ahead: bool = True  # every event is written to the outbox (<path>.outbox/) before emit returns
+    write_ahead: bool = True  # every event is committed to the store before emit returns
     # "never": a record survives the process being killed (page cache); "always": power loss too
     fsync: Literal["never", "always"] = "never"
-    finish: bool = True  # deliver, in the background, what processes that are gone left in the outbox
+    finish: bool = True  # deliver, in the background, what processes that are gone left in the store
     finish_delay: float = Field(default=1.0, ge=0)  # ...starting this many seconds after the client starts
 
 
@@ -95,7 +95,7 @@ class ClientSettings(Settings):
     breaker: BreakerSettings = BreakerSettings()
     close_timeout: float = Field(
         default=5.0, ge=0
-    )  # seconds close() (and interpreter exit) may take; the rest stays in the outbox
+    )  # seconds close() (and interpreter exit) may take; the rest stays in the store
     max_event_bytes: int = Field(default=10 * 1024 * 1024, ge=1)  # a larger event is refused (spooled as text)
 
     @property
