@@ -99,7 +99,10 @@ class Outcomes:
             with self._lock:
                 if sync:  # `emit` answered for it: the failures of its retries are not raised again
                     self._answered.add(told)
-                elif told not in self._answered and not error.partial:
+                elif told in self._answered:
+                    if not owes(error):  # its last failure: nothing more will come for it
+                        self._answered.discard(told)
+                elif not error.partial:
                     self._async_errors.append(error)
             if sync and not error.partial:
                 raise error
