@@ -72,9 +72,14 @@ format: setup
 	$(VENV)/bin/ruff format $(PY_DIRS)
 	$(VENV)/bin/ruff check --fix $(PY_DIRS)
 
+# Test runs use WORKERS pytest-xdist processes; tests/support/selection.py keeps a module's
+# tests, and every Spark, Airflow, dbt or PostgreSQL test, on one worker (`WORKERS=0`: one process).
+WORKERS ?= 2
+XDIST := -n $(WORKERS) --dist loadgroup
+
 # The whole suite but the benchmark smoke tests (make test-bench): what CI runs.
 test: spec $(DBT_VENV)/.installed $(AIRFLOW_VENV)/.installed
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q $(XDIST)
 
 # The quick loop while developing (a few minutes): no Spark (JVM), Airflow, dbt, chromium or
 # PostgreSQL, none of the tests marked slow (killed processes, replays, concurrency, the wheel),
@@ -82,7 +87,7 @@ test: spec $(DBT_VENV)/.installed $(AIRFLOW_VENV)/.installed
 # tests/support/selection.py). Builds neither $(AIRFLOW_VENV) nor $(DBT_VENV).
 FAST_MARKERS := not spark and not airflow and not dbt and not browser and not postgres and not slow
 test-fast: spec
-	$(VENV)/bin/pytest -q -m "$(FAST_MARKERS)" --hypothesis-profile=fast
+	$(VENV)/bin/pytest -q $(XDIST) -m "$(FAST_MARKERS)" --hypothesis-profile=fast
 
 # The smoke tests of the benchmark harness (tests/bench), left out of `make test`.
 test-bench: spec
@@ -132,7 +137,7 @@ test-spec-%: spec
 test-spec: spec
 	@test -n "$(SNAPSHOT)" || { echo "make test-spec SNAPSHOT=<spec snapshot folder>, or make test-spec-<release> for spec/releases/<release>"; exit 2; }
 	$(PY) -m tests.support.overlay --snapshot $(SNAPSHOT) --dest build/spec-$(notdir $(abspath $(SNAPSHOT)))
-	PYTHONPATH=$(CURDIR)/build/spec-$(notdir $(abspath $(SNAPSHOT)))/src $(VENV)/bin/pytest -q \
+	PYTHONPATH=$(CURDIR)/build/spec-$(notdir $(abspath $(SNAPSHOT)))/src $(VENV)/bin/pytest -q $(XDIST) \
 		-m spec_release $(SPEC_TESTS) $(if $(filter yes,$(SPEC_SPARK)),$(SPEC_SPARK_TESTS))
 
 # The model, reader, facet and client tests on the newest pydantic release on the package
@@ -151,7 +156,7 @@ $(PYDANTIC_LATEST_VENV)/.installed: pyproject.toml
 # The quick selection (as make test-fast: no slow tests, a fifth of the property examples),
 # and outside CI's rule that a missing extra fails: this environment has the kafka extra only.
 test-pydantic-latest: $(PYDANTIC_LATEST_VENV)/.installed
-	env -u CI .ci/pydantic-latest $(PYDANTIC_LATEST_VENV) -m "not slow" --hypothesis-profile=fast $(PYDANTIC_LATEST_TESTS)
+	env -u CI .ci/pydantic-latest $(PYDANTIC_LATEST_VENV) $(XDIST) -m "not slow" --hypothesis-profile=fast $(PYDANTIC_LATEST_TESTS)
 
 # Pin a new snapshot, regenerate, report: `make spec-upgrade SRC=folder` (a spec/ folder of
 # an OpenLineage checkout) or `make spec-upgrade SRC=1.40.0` (a release tag, downloaded:

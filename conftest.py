@@ -22,5 +22,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     snippets.pytest_collection_modifyitems(items)
     selection.add_markers(items)
+    selection.group_for_workers(items)
     selection.skip_missing_extras(items)
     selection.deselect_bench(config, items)

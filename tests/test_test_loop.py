@@ -93,3 +93,25 @@ def test_a_missing_extra_skips_outside_ci_and_fails_under_it(tmp_path: Path) -> 
     assert "3 skipped" in outside.stdout
     under_ci = pytest_run("tests/transports/test_kafka.py", "-m", "kafka", env={**env, "CI": "1"})
     assert under_ci.returncode == 1 and "3 failed" in under_ci.stdout, under_ci.stdout
+
+
+def test_two_workers_keep_the_tests_of_a_module_or_document_on_one_worker() -> None:
+    # a document's blocks share one namespace (the later ones fail with NameError when split)
+    ran = pytest_run("-vv", "-n", "2", "--dist", "loadgroup", "docs/explanation/benchmarks.md", "tests/test_shape.py")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    workers: dict[str, set[str]] = {}
+    for line in ran.stdout.splitlines():
+        if line.startswith("[gw") and "PASSED" in line:
+            worker, nodeid = line.split()[0], line.split()[-1]
+            workers.setdefault(nodeid.split("::")[0], set()).add(worker)
+    assert set(workers) == {"docs/explanation/benchmarks.md", "tests/test_shape.py"}
+    assert all(len(on) == 1 for on in workers.values()), workers
+    make = subprocess.run(
+        ["make", "--no-print-directory", "-n", "-o", ".venv/.installed", "-o", "spec", "test"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "-n 2 --dist loadgroup" in make.stdout.strip().splitlines()[-1], make.stdout + make.stderr

@@ -18,6 +18,12 @@ The root `conftest.py` hands these hooks to pytest. At collection:
 - **the benchmark smoke tests run when asked for**: with `-m` naming `bench`, or a path under
   tests/bench on the command line (`make test-bench`); otherwise they are deselected.
 
+- **one worker per group** under pytest-xdist (`make test` and `make test-fast` run two
+  workers with `--dist loadgroup`): a test module's tests stay together (its module fixtures
+  are built once; a document's code blocks share one namespace and run in order), and the tests
+  of one heavy environment share one worker: every Spark test one SparkSession, every Airflow
+  test one `airflow dags test` campaign, every PostgreSQL test one throwaway cluster.
+
 Hypothesis profiles (`ci` under CI, `fast` for `make test-fast`) are registered here too;
 `examples(n)` is how a slow property test scales its example count by profile.
 """
@@ -129,6 +135,18 @@ def add_markers(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.bench)
         if _uses_release_helpers(item):
             item.add_marker(pytest.mark.spec_release)
+
+
+# the environments whose tests share one worker (session fixtures that start a JVM, a DAG run, a cluster)
+SHARED_WORKER = ("spark", "airflow", "dbt", "postgres")
+
+
+def group_for_workers(items: list[pytest.Item]) -> None:
+    """The pytest-xdist group of each test (see the module docstring); `--dist loadgroup` reads it."""
+    for item in items:
+        shared = next((name for name in SHARED_WORKER if item.get_closest_marker(name) is not None), None)
+        group = shared or item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def skip_missing_extras(items: list[pytest.Item]) -> None:
