@@ -267,7 +267,10 @@ def build(cls: type[T], data: Any, path: tuple[str, ...] = (), origins: Origins 
     data, origins = ({} if data is None else data), origins or {}
     validating = _VALIDATING.set(True)
     try:  # a dataclass runs no validator of ours: its keys are respelt here
-        return typing.cast(T, _adapter(cls).validate_python(data if issubclass(cls, BaseModel) else respell(cls, data)))
+        return typing.cast(
+            T,
+            _adapter(typing.cast(Any, cls)).validate_python(data if issubclass(cls, BaseModel) else respell(cls, data)),
+        )
     except ValidationError as exc:
         raise _config_error(exc.errors()[0], path, origins) from None
     except PydanticCustomError as exc:
