@@ -170,15 +170,16 @@ def respell(cls: Any, data: Any) -> Any:
     known = {norm(n): shown for name, shown in names.items() for n in (name, shown)}
     extra_field: str | None = getattr(cls, "__extra_keys__", None)
     out: dict[str, Any] = {}
+    extras: dict[str, Any] = {}
     for key, value in data.items():
         if norm(str(key)) in known:
             out[known[norm(str(key))]] = value
         elif extra_field:
-            out[extra_field] = {**out.get(extra_field, {}), str(key): value}
+            extras[str(key)] = value
         else:
             message = unknown_key(str(key), list(names.values()))
             raise PydanticCustomError("unknown_key", "{message}", {"message": message, "key": str(key)})
-    return out
+    return {**out, extra_field: {**out.get(extra_field, {}), **extras}} if extras and extra_field else out
 
 
 def _loosen(tp: Any, value: Any) -> Any:
@@ -187,7 +188,7 @@ def _loosen(tp: Any, value: Any) -> Any:
     options = [a for a in typing.get_args(tp) if a is not type(None)] if union else [tp]
     sections = all(typing.get_origin(o) in (dict, list) or _is_settings(o) for o in options)
     one, origin = len(options) == 1, typing.get_origin(options[0])
-    if isinstance(value, str) and one and origin is list and not value.strip().startswith("["):
+    if isinstance(value, str) and one and origin in (list, tuple) and not value.strip().startswith("["):
         return [part.strip() for part in re.split(r"[;,]", value) if part.strip()]
     if isinstance(value, str) and sections:  # a section given as JSON text (a variable's value)
         try:
