@@ -37,13 +37,6 @@ class AirflowConfig:
     file: Path | None = None
 
 
-def airflow_config_file(environ: Mapping[str, str], home: str | None = None) -> Path:
-    """``$AIRFLOW_CONFIG``, else ``$AIRFLOW_HOME/airflow.cfg`` (``AIRFLOW_HOME``: ``~/airflow``)."""
-    if "AIRFLOW_CONFIG" in environ:
-        return Path(_expand(environ["AIRFLOW_CONFIG"], environ, home))
-    return Path(_expand(environ.get("AIRFLOW_HOME", "~/airflow"), environ, home)) / "airflow.cfg"
-
-
 def _expand(value: str, environ: Mapping[str, str], home: str | None) -> str:
     """Airflow's ``expand_env_var``: ``$VAR``/``${VAR}`` and a leading ``~``, until nothing changes."""
     for _ in range(32):
@@ -91,7 +84,8 @@ def _option(
 
 def airflow_config(environ: Mapping[str, str], home: str | None = None) -> AirflowConfig | None:
     """What the provider configures, or None when Airflow configures no OpenLineage at all."""
-    path = airflow_config_file(environ, home)
+    named = environ.get("AIRFLOW_CONFIG", environ.get("AIRFLOW_HOME", "~/airflow") + "/airflow.cfg")
+    path = Path(_expand(named, environ, home))
     parser = _parser(path)
     if parser is None and not any(name.startswith(ENV_PREFIX) for name in environ):
         return None

@@ -22,9 +22,19 @@ import re
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from functools import partial
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, SecretStr, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    SecretStr,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from olsdk._foundation._exceptions import ConfigError
@@ -259,24 +269,18 @@ class Settings(BaseModel):
 
 @functools.cache
 def _adapter(cls: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(cls)
+    """A model respells its keys itself; a dataclass (a transport of your own) has them respelt first."""
+    return TypeAdapter(cls if issubclass(cls, BaseModel) else Annotated[cls, BeforeValidator(partial(respell, cls))])
 
 
 def build(cls: type[T], data: Any, path: tuple[str, ...] = (), origins: Origins | None = None) -> T:
     """Validate ``data`` (a mapping, JSON text or None) as ``cls``: a :class:`Settings` model,
     or a dataclass (a transport of your own); a ConfigError names key, rule, value and source."""
-    data, origins = ({} if data is None else data), origins or {}
     validating = _VALIDATING.set(True)
-    try:  # a dataclass runs no validator of ours: its keys are respelt here
-        return typing.cast(
-            T,
-            _adapter(typing.cast(Any, cls)).validate_python(data if issubclass(cls, BaseModel) else respell(cls, data)),
-        )
+    try:
+        return typing.cast(T, _adapter(typing.cast(Any, cls)).validate_python({} if data is None else data))
     except ValidationError as exc:
-        raise _config_error(exc.errors()[0], path, origins) from None
-    except PydanticCustomError as exc:
-        error = {"type": exc.type, "loc": (), "msg": "", "input": data, "ctx": exc.context}
-        raise _config_error(error, path, origins) from None
+        raise _config_error(exc.errors()[0], path, origins or {}) from None
     finally:
         _VALIDATING.reset(validating)
 

@@ -56,9 +56,11 @@ def find_config_file(environ: Mapping[str, str], cwd: str | None = None, home: s
 
 def _readable(path: Path, named_by: str) -> Path:
     where = f"OpenLineage config file {path} (from {named_by})"
-    if not path.is_file():
+    if not path.exists():
         why = "is a broken symbolic link" if path.is_symlink() else "does not exist"
-        raise ConfigError(f"{where} {why if not path.exists() else 'is not a file'}", "OPENLINEAGE_CONFIG")
+        raise ConfigError(f"{where} {why}", "OPENLINEAGE_CONFIG")
+    if not path.is_file():
+        raise ConfigError(f"{where} is not a file", "OPENLINEAGE_CONFIG")
     try:
         path.open("rb").close()
     except OSError as exc:
