@@ -171,21 +171,21 @@ class SparkSettings(Settings):
     that is not what the setting takes is a ConfigError naming the key."""
 
     namespace: str | None = None
-    app_name: str | None = Field(None, validation_alias="appName")
-    application_run_id: str | None = Field(None, validation_alias="applicationRunId")
+    app_name: str | None = Field(default=None, validation_alias="appName")
+    application_run_id: str | None = Field(default=None, validation_alias="applicationRunId")
     disabled: bool = False
     parent: RunRef | None = None
     root: RunRef | None = None
     transport: dict[str, Any] | None = None  # an openlineage.yml transport section
     disabled_facets: frozenset[str] = _DISABLED_BY_DEFAULT
-    captured_properties: tuple[str, ...] = Field((), validation_alias="capturedProperties")
+    captured_properties: tuple[str, ...] = Field(default=(), validation_alias="capturedProperties")
     job_tags: tuple[Tag, ...] = ()
     run_tags: tuple[Tag, ...] = ()
     job_owners: tuple[tuple[str, str], ...] = ()  # (type, name)
     column_lineage: bool = True
-    dataset_lineage: bool = Field(True, validation_alias="columnLineage.datasetLineageEnabled")
-    append_dataset_name: bool = Field(True, validation_alias="jobName.appendDatasetName")
-    replace_dot_with_underscore: bool = Field(False, validation_alias="jobName.replaceDotWithUnderscore")
+    dataset_lineage: bool = Field(default=True, validation_alias="columnLineage.datasetLineageEnabled")
+    append_dataset_name: bool = Field(default=True, validation_alias="jobName.appendDatasetName")
+    replace_dot_with_underscore: bool = Field(default=False, validation_alias="jobName.replaceDotWithUnderscore")
     keys: dict[str, str] = Field(default_factory=dict)  # every spark.openlineage.* key seen
 
     @classmethod
