@@ -25,16 +25,8 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    SecretStr,
-    TypeAdapter,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, SecretStr, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic.functional_validators import BeforeValidator
 from pydantic_core import PydanticCustomError
 
 from olsdk._foundation._exceptions import ConfigError
