@@ -296,6 +296,6 @@ def _config_error(error: Mapping[str, Any], path: tuple[str, ...], origins: Orig
         with contextlib.suppress(ValueError):
             value = float(value) if isinstance(next(iter(ctx.values())), float) else int(value)
     choices = str(ctx.get("expected")).replace(" or ", ", ")  # a Literal's: 'a', 'b' or 'c'
-    rule = _RULES.get(kind, error["msg"]).format(**{**ctx, "expected": choices})
+    rule = _RULES[kind].format(**{**ctx, "expected": choices}) if kind in _RULES else error["msg"]
     shown = "*** (hidden: the key holds a secret)" if where and is_secret_key(where[-1]) else repr(masked(value))
     return fail(f"{rule}, got {shown if len(shown) <= 80 else shown[:77] + '...'}", where, origins)
