@@ -126,3 +126,13 @@ def test_defaults_are_the_agents() -> None:
     assert settings.column_lineage and settings.dataset_lineage and settings.append_dataset_name
     assert {"spark_unknown", "spark.logicalPlan", "debug"} <= settings.disabled_facets
     assert SparkSettings.from_conf({P + "disabled": "TRUE"}).disabled
+
+
+def test_a_value_a_setting_does_not_take_names_the_key() -> None:
+    with pytest.raises(ConfigError, match=r"^spark\.openlineage\.disabled: expected true or false, got 'maybe'$"):
+        SparkSettings.from_conf({P + "disabled": "maybe"})
+    key = r"spark\.openlineage\.columnLineage\.datasetLineageEnabled"
+    with pytest.raises(ConfigError, match=rf"^{key}: expected true or false, got 'sometimes'$"):
+        SparkSettings.from_conf({P + "columnLineage.datasetLineageEnabled": "sometimes"})
+    listed = SparkSettings.from_conf({P + "capturedProperties": "[a;b]"})
+    assert listed.captured_properties == ("a", "b")

@@ -80,3 +80,9 @@ def test_a_write_that_fails_half_way_is_taken_back(tmp_path: Path) -> None:
     )
     assert done.stdout.startswith("refused: cannot write"), done.stderr
     assert path.read_bytes() == b'{"eventType": "START", "n": 1}\n'
+
+
+def test_keys_a_local_path_ignores_are_warned_about(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("WARNING", logger="olsdk"):
+        create_transport({"type": "file", "log_file_path": str(tmp_path / "ev"), "storage_options": {"anon": True}})
+    assert f"transport.storage_options is ignored: '{tmp_path / 'ev'}' is a local path" in caplog.text

@@ -1,5 +1,5 @@
-"""Configuration: settings on pydantic (``_engine``), the shape of ``openlineage.yml`` (``_settings``),
-where values come from (``_load``: file, variables, code, Airflow's provider; ``_file``: bounded YAML).
+"""Configuration: settings on pydantic (``_engine``), the shape of ``openlineage.yml`` (``_settings``), where
+values come from (``_load``: file, variables, code; ``_airflow``: Airflow's OpenLineage provider).
 
 It knows no transport: the ``transport`` section stays a mapping, ``olsdk.transports`` parses it.
 """

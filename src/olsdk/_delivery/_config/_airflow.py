@@ -1,13 +1,11 @@
-"""Where Airflow's OpenLineage provider (apache-airflow-providers-openlineage 2.x) finds its
-configuration, read the way it reads it, so that ``olsdk replay``, ``send`` and ``config show``
-use what the provider used. The provider hands the official client, as ``config=`` (over
-``OPENLINEAGE_CONFIG`` and the ``OPENLINEAGE__*`` variables, so this layer goes where code goes),
-the first of: ``[openlineage] config_conn_id`` (an Airflow connection, which olsdk cannot read:
-a warning says so, and the other options are not used), ``config_path`` (an ``openlineage.yml``)
-and ``transport`` (JSON, the ``transport`` section). An option is ``AIRFLOW__OPENLINEAGE__<OPTION>``,
-else the ``[openlineage]`` section of ``airflow.cfg`` (``$AIRFLOW_CONFIG``, else
-``$AIRFLOW_HOME/airflow.cfg``, ``AIRFLOW_HOME`` defaulting to ``~/airflow``), with ConfigParser's
-``%%`` interpolation and ``$VARIABLES`` and ``~`` expanded; empty counts as unset.
+"""Where Airflow's OpenLineage provider (apache-airflow-providers-openlineage 2.x) finds its configuration,
+read its way, so that ``olsdk replay``, ``send`` and ``config show`` use what the provider used. It hands the
+official client, as ``config=`` (over the file and variables: this layer goes where code goes), the first of
+the ``[openlineage]`` options ``config_conn_id`` (an Airflow connection, which olsdk cannot read: a warning
+says so), ``config_path`` (an ``openlineage.yml``) and ``transport`` (JSON). An option is
+``AIRFLOW__OPENLINEAGE__<OPTION>``, else in ``airflow.cfg`` (``$AIRFLOW_CONFIG``, else
+``$AIRFLOW_HOME/airflow.cfg``, ``AIRFLOW_HOME`` defaulting to ``~/airflow``), with ConfigParser's ``%%``
+interpolation and ``$VARIABLES`` and ``~`` expanded; empty counts as unset.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from olsdk._delivery._config._engine import MAX_TEXT_BYTES, parse_json_text
-from olsdk._delivery._config._file import read_config_file
 from olsdk._foundation._exceptions import ConfigError
 
 SECTION, ENV_PREFIX = "openlineage", "AIRFLOW__OPENLINEAGE__"
@@ -30,20 +27,14 @@ _VARIABLE = re.compile(r"\$(\w+|\{[^}$]*\})")
 
 @dataclass(frozen=True)
 class AirflowConfig:
-    """What the provider hands the official client (``data``; empty: the official lookup applies
-    alone), the option and place it was set (``source``), and whether the provider is disabled."""
+    """What the provider hands the official client (``data``, or the ``file`` to read; neither: the official
+    lookup applies alone), the option and place it was set (``source``), and whether the provider is disabled."""
 
     data: dict[str, Any]
     source: str | None
     disabled_by: str | None = None
     warnings: tuple[str, ...] = ()
-
-
-def airflow_config_file(environ: Mapping[str, str], home: str | None = None) -> Path:
-    """``$AIRFLOW_CONFIG``, else ``$AIRFLOW_HOME/airflow.cfg`` (``AIRFLOW_HOME``: ``~/airflow``)."""
-    if "AIRFLOW_CONFIG" in environ:
-        return Path(_expand(environ["AIRFLOW_CONFIG"], environ, home))
-    return Path(_expand(environ.get("AIRFLOW_HOME", "~/airflow"), environ, home)) / "airflow.cfg"
+    file: Path | None = None
 
 
 def _expand(value: str, environ: Mapping[str, str], home: str | None) -> str:
@@ -93,7 +84,8 @@ def _option(
 
 def airflow_config(environ: Mapping[str, str], home: str | None = None) -> AirflowConfig | None:
     """What the provider configures, or None when Airflow configures no OpenLineage at all."""
-    path = airflow_config_file(environ, home)
+    named = environ.get("AIRFLOW_CONFIG", environ.get("AIRFLOW_HOME", "~/airflow") + "/airflow.cfg")
+    path = Path(_expand(named, environ, home))
     parser = _parser(path)
     if parser is None and not any(name.startswith(ENV_PREFIX) for name in environ):
         return None
@@ -117,9 +109,7 @@ def airflow_config(environ: Mapping[str, str], home: str | None = None) -> Airfl
             why = "does not exist" if not Path(file[0]).exists() else "is not a file"
             where = f"from [{SECTION}] config_path, {file[1]}"
             raise ConfigError(f"OpenLineage config file {file[0]} ({where}) {why}", "config_path")
-        return AirflowConfig(
-            read_config_file(Path(file[0])), f"{file[0]} ([{SECTION}] config_path, {file[1]})", disabled_by
-        )
+        return AirflowConfig({}, f"{file[0]} ([{SECTION}] config_path, {file[1]})", disabled_by, file=Path(file[0]))
     if (transport := get("transport")) is not None:
         where = f"[{SECTION}] transport ({transport[1]})"
         section = parse_json_text(transport[0], ("transport",), {("transport",): where})

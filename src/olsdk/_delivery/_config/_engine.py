@@ -1,16 +1,13 @@
 """Settings on pydantic, with the official client's leniency and errors naming key, rule, value and source.
 
-A settings class subclasses :class:`Settings` (a frozen pydantic model, ``extra="forbid"``,
-bounds as ``Field(ge=..., gt=...)``, secrets as ``SecretStr``, the official spelling of a key
-as its ``validation_alias``). Small adapters keep what the official client accepts:
-
-* keys match whatever their case, ``_`` and ``-`` (``apiKey``, ``api_key``, ``APIKEY``);
-* environment variables are text: a list may be ``a;b``, a section JSON text; numbers and
-  switches in YAML are text where a setting is text; a choice matches in any case;
-* numbers are never negative unless a bound says otherwise.
-
-:func:`build` validates a mapping and turns pydantic's first error into a ``ConfigError``
-naming the key path, the rule, the value (never a secret, never JSON text) and its source.
+A settings class subclasses :class:`Settings`: a frozen pydantic model (``extra="forbid"``, bounds as
+``Field(ge=..., gt=...)``, secrets as ``SecretStr``, the official spelling of a key as its
+``validation_alias``). Small adapters keep what the official client accepts: keys match whatever their
+case, ``_`` and ``-`` (``apiKey``, ``api_key``, ``APIKEY``); a list may be the text ``a;b`` and a section
+JSON text (variables are text); YAML's numbers and switches are text where a setting is text; a choice
+matches in any case; numbers are never negative unless a bound says otherwise. :func:`build` turns
+pydantic's first error into a ``ConfigError`` naming key path, rule, value (never a secret, never JSON
+text) and where the value came from.
 """
 
 from __future__ import annotations
@@ -25,9 +22,11 @@ import re
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from functools import partial
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, SecretStr, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic.functional_validators import BeforeValidator
 from pydantic_core import PydanticCustomError
 
 from olsdk._foundation._exceptions import ConfigError
@@ -39,16 +38,19 @@ MAX_DEPTH = 32  # nesting levels of a configuration document; a real one needs f
 MAX_NODES = 10_000  # values, counting every alias expansion; a real configuration has a few hundred
 MAX_TEXT_BYTES = 1_048_576  # an openlineage.yml or a JSON variable
 _RULES = {  # pydantic's error types -> the rule a message states
-    "int": "expected an integer",
+    **dict.fromkeys(("int", "int_from_float"), "expected an integer"),
     "float": "expected a number",
     "bool": "expected true or false",
     "finite_number": "expected a finite number",
     "greater_than": "must be greater than {gt:g}",
     "greater_than_equal": "must be at least {ge:g}",
+    "literal_error": "must be one of {expected}",
+    "negative": "must not be negative",
 }
+# errors that state the expected type only: the value may be a section holding secrets, or JSON text
 _TYPE_ONLY = {"dict": "a mapping", "model": "a mapping", "dataclass": "a mapping", "list": "a list", "string": "text"}
+_UNION_TAG = re.compile(r"^(int|bool|str|float|none|(list|dict|function-\w+)\[.*\])$")  # loc parts naming no key
 _VALIDATING: contextvars.ContextVar[bool] = contextvars.ContextVar("olsdk_settings_validating", default=False)
-_UNION_TAG = re.compile(r"^(int|bool|str|float|none|(list|dict|function-\w+)\[.*\])$")
 
 
 def norm(key: str) -> str:
@@ -63,24 +65,26 @@ def suggest(key: str, candidates: list[str]) -> str | None:
     return by_norm[hits[0]] if hits else None
 
 
-def _origin_note(path: tuple[str, ...], origins: Origins) -> str:
-    full = key = tuple(norm(p) for p in path)
-    while key:  # a value may come from a parent key (a JSON section in one variable)...
-        if key in origins:
-            return f" (from {origins[key]})"
+def origin_of(origins: Origins, path: tuple[str, ...]) -> str | None:
+    """Where the value at ``path`` came from (a parent's origin covers its leaves: a JSON section)."""
+    key = tuple(norm(p) for p in path)
+    while key and key not in origins:
         key = key[:-1]
-    # ...or be a section whose leaves carry the origins (a misspelt `tranport:` mapping), or a
-    # key missing from a section: the section's sources
-    for section in (full, full[:-1]):
-        inside = sorted({origin for where, origin in origins.items() if section and where[: len(section)] == section})
-        if inside:
-            return f" (from {' and '.join(inside)})"
-    return ""
+    return origins[key] if key else None
+
+
+def _note(path: tuple[str, ...], origins: Origins) -> str:
+    """`` (from ...)``: the value's origin; for a section, or a key missing from one, its keys' origins."""
+    keys, found = tuple(norm(p) for p in path), origin_of(origins, path)
+    sources = [found] if found else []
+    for section in (keys, keys[:-1]):
+        sources = sources or sorted({o for at, o in origins.items() if section and at[: len(section)] == section})
+    return f" (from {' and '.join(sources)})" if sources else ""
 
 
 def fail(message: str, path: tuple[str, ...], origins: Origins) -> ConfigError:
     """A ConfigError for the key at ``path``, saying where its value came from."""
-    return ConfigError(f"{'.'.join(path)}: {message}{_origin_note(path, origins)}", ".".join(path))
+    return ConfigError(f"{'.'.join(path)}: {message}{_note(path, origins)}", ".".join(path))
 
 
 def unknown_key(key: str, candidates: list[str]) -> str:
@@ -103,10 +107,8 @@ def json_text(value: str) -> Any:
     try:
         data = json.loads(value, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        raise ValueError(
-            f"expected a mapping or JSON text; the text is not valid JSON ({exc.msg} at {where})"
-        ) from None
+        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        raise ValueError(f"expected a mapping or JSON text; the text is not valid JSON ({where})") from None
     except RecursionError:
         raise ValueError(f"JSON text nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:
@@ -153,14 +155,17 @@ def display_names(cls: Any) -> dict[str, str]:
     return {f.name: f.name for f in dataclasses.fields(cls)}
 
 
+def _custom_error(exc: ValueError) -> PydanticCustomError:
+    return PydanticCustomError("olsdk", "{message}", {"message": str(exc)})
+
+
 def respell(cls: Any, data: Any) -> Any:
     """Keys in any spelling as the names pydantic reads; unknown keys an error (or, for a class
     with ``__extra_keys__``, collected into that field: a custom auth provider's own keys)."""
-    if isinstance(data, str):
-        try:
-            data = json_text(data)
-        except ValueError as exc:
-            raise PydanticCustomError("olsdk", "{message}", {"message": str(exc)}) from None
+    try:
+        data = json_text(data) if isinstance(data, str) else data
+    except ValueError as exc:
+        raise _custom_error(exc) from None
     if not isinstance(data, Mapping):
         return data
     names = display_names(cls)
@@ -176,41 +181,35 @@ def respell(cls: Any, data: Any) -> Any:
         else:
             message = unknown_key(str(key), list(names.values()))
             raise PydanticCustomError("unknown_key", "{message}", {"message": message, "key": str(key)})
-    if extras and extra_field:
-        out[extra_field] = {**out.get(extra_field, {}), **extras}
-    return out
+    return {**out, extra_field: {**out.get(extra_field, {}), **extras}} if extras and extra_field else out
 
 
 def _loosen(tp: Any, value: Any) -> Any:
     """The official client's leniency for the declared type ``tp`` (see the module docstring)."""
-    options = [a for a in typing.get_args(tp) if a is not type(None)] if _is_union(tp) else [tp]
+    union = typing.get_origin(tp) in (typing.Union, types.UnionType)
+    options = [a for a in typing.get_args(tp) if a is not type(None)] if union else [tp]
     sections = all(typing.get_origin(o) in (dict, list) or _is_settings(o) for o in options)
-    if isinstance(value, str) and (len(options) == 1 or sections):
-        if len(options) == 1 and typing.get_origin(options[0]) is list and not value.strip().startswith("["):
-            return [part.strip() for part in re.split(r"[;,]", value) if part.strip()]
-        if sections:  # a section given as JSON text (a variable's value)
-            try:
-                return json_text(value.strip())
-            except ValueError as exc:
-                raise PydanticCustomError("olsdk", "{message}", {"message": str(exc)}) from None
-    if len(options) != 1 or value is None:
+    one, origin = len(options) == 1, typing.get_origin(options[0])
+    if isinstance(value, str) and one and origin in (list, tuple) and not value.strip().startswith("["):
+        return [part.strip() for part in re.split(r"[;,]", value) if part.strip()]
+    if isinstance(value, str) and sections:  # a section given as JSON text (a variable's value)
+        try:
+            return json_text(value.strip())
+        except ValueError as exc:
+            raise _custom_error(exc) from None
+    if not one or value is None:
         return value  # a real union: pydantic picks the member
-    tp, origin = options[0], typing.get_origin(options[0])
     if origin is Literal and isinstance(value, str):
         return value.lower()
-    if tp in (str, SecretStr) and isinstance(value, bool):
+    if options[0] in (str, SecretStr) and isinstance(value, bool):
         return "true" if value else "false"
-    if tp in (int, float) and isinstance(value, bool):
-        raise PydanticCustomError(tp.__name__ + "_type", "not a number")
+    if options[0] in (int, float) and isinstance(value, bool):
+        raise PydanticCustomError(options[0].__name__ + "_type", "not a number")
     if origin is list and isinstance(value, list | tuple):
-        return [_loosen(typing.get_args(tp)[0], item) for item in value]
+        return [_loosen(typing.get_args(options[0])[0], item) for item in value]
     if origin is dict and isinstance(value, Mapping):
-        return {key: _loosen(typing.get_args(tp)[1], item) for key, item in value.items()}
+        return {key: _loosen(typing.get_args(options[0])[1], item) for key, item in value.items()}
     return value
-
-
-def _is_union(tp: Any) -> bool:
-    return typing.get_origin(tp) in (typing.Union, types.UnionType)
 
 
 def _is_settings(tp: Any) -> bool:
@@ -262,42 +261,27 @@ class Settings(BaseModel):
 
 @functools.cache
 def _adapter(cls: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(cls)
+    """A model respells its keys itself; a dataclass (a transport of your own) has them respelt first."""
+    return TypeAdapter(cls if issubclass(cls, BaseModel) else Annotated[cls, BeforeValidator(partial(respell, cls))])
 
 
 def build(cls: type[T], data: Any, path: tuple[str, ...] = (), origins: Origins | None = None) -> T:
     """Validate ``data`` (a mapping, JSON text or None) as ``cls``: a :class:`Settings` model,
     or a dataclass (a transport of your own); a ConfigError names key, rule, value and source."""
-    data, origins = ({} if data is None else data), origins or {}
+    validating = _VALIDATING.set(True)
     try:
-        if not issubclass(cls, BaseModel):  # a dataclass: no validator of ours runs inside it
-            data = respell(cls, data)
-        validating = _VALIDATING.set(True)
-        try:
-            built: T = _adapter(typing.cast(Any, cls)).validate_python(data)
-        finally:
-            _VALIDATING.reset(validating)
-        return built
+        return typing.cast(T, _adapter(typing.cast(Any, cls)).validate_python({} if data is None else data))
     except ValidationError as exc:
-        raise _config_error(exc.errors()[0], path, origins) from None
-    except PydanticCustomError as exc:
-        error = {"type": exc.type, "loc": (), "msg": "", "input": data, "ctx": exc.context}
-        raise _config_error(error, path, origins) from None
-
-
-def shown(value: Any, path: tuple[str, ...]) -> str:
-    """How an error message shows a value: never the value of a secret-looking key."""
-    if path and is_secret_key(path[-1]):
-        return "*** (hidden: the key holds a secret)"
-    text = repr(masked(value))
-    return text if len(text) <= 80 else text[:77] + "..."
+        raise _config_error(exc.errors()[0], path, origins or {}) from None
+    finally:
+        _VALIDATING.reset(validating)
 
 
 def _config_error(error: Mapping[str, Any], path: tuple[str, ...], origins: Origins) -> ConfigError:
     ctx, value = error.get("ctx") or {}, error["input"]
     where = (*path, *(str(k) for k in error["loc"] if not _UNION_TAG.match(str(k))))
     if isinstance(own := ctx.get("error"), ConfigError):  # a settings class's own check: it names its key
-        return ConfigError(f"{own}{_origin_note((*where, str(own.key).rsplit('.', 1)[-1]), origins)}", own.key)
+        return ConfigError(f"{own}{_note((*where, str(own.key).rsplit('.', 1)[-1]), origins)}", own.key)
     kind = error["type"].rsplit("_", 1)[0] if error["type"].endswith(("_type", "_parsing")) else error["type"]
     if kind == "unknown_key":
         return fail(ctx["message"], (*where, ctx["key"]), origins)
@@ -307,14 +291,11 @@ def _config_error(error: Mapping[str, Any], path: tuple[str, ...], origins: Orig
         return fail("a value is required here, got null", where, origins)
     if kind in _TYPE_ONLY or kind in ("olsdk", "json"):
         rule = ctx.get("message") or f"expected {_TYPE_ONLY.get(kind, 'JSON')}, got {type(value).__name__}"
-        return fail(rule, where, origins)  # the type only: never a nested secret or JSON text
+        return fail(rule, where, origins)
     if kind in ("greater_than", "greater_than_equal"):  # the value as read: `timeout: 0` is 0.0
         with contextlib.suppress(ValueError):
             value = float(value) if isinstance(next(iter(ctx.values())), float) else int(value)
-    if kind == "literal_error":
-        rule = "must be one of " + str(ctx["expected"]).replace(" or ", ", ")
-    elif kind == "int_from_float":
-        rule = _RULES["int"]
-    else:
-        rule = _RULES.get(kind, "must not be negative" if kind == "negative" else error["msg"]).format(**ctx)
-    return fail(f"{rule}, got {shown(value, where)}", where, origins)
+    choices = str(ctx.get("expected")).replace(" or ", ", ")  # a Literal's: 'a', 'b' or 'c'
+    rule = _RULES[kind].format(**{**ctx, "expected": choices}) if kind in _RULES else error["msg"]
+    shown = "*** (hidden: the key holds a secret)" if where and is_secret_key(where[-1]) else repr(masked(value))
+    return fail(f"{rule}, got {shown if len(shown) <= 80 else shown[:77] + '...'}", where, origins)

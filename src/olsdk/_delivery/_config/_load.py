@@ -1,21 +1,20 @@
-"""Loading the configuration: code > file > environment (the official client's order), and
-where each value came from.
+"""Loading the configuration the official client's way: code > ``openlineage.yml`` > ``OPENLINEAGE__*``.
 
-``OPENLINEAGE__A__B=value`` sets ``a.b`` (a value may be JSON for a whole section; that
-section wins over its own ``__`` leaves); ``openlineage.yml`` is the first of
-``$OPENLINEAGE_CONFIG`` (which must exist), ``./``, ``~/.openlineage/``; code's mapping is on
-top. Higher sources override lower ones key by key, keys compared in any spelling, except that
-a section whose ``type`` changes is replaced whole. ``OPENLINEAGE_URL`` / ``_ENDPOINT`` /
-``_API_KEY`` describe an HTTP transport used only when no source names a transport ``type``
-(a composite gets it as its ``default_http`` child; an ``async_http`` one from variables takes
-its missing keys), as in the official client. Nothing here mutates its inputs. A variable
-that nearly matches an OpenLineage name gets a warning naming the intended one.
+``OPENLINEAGE__A__B=value`` sets ``a.b`` (a value may be JSON for a whole section, which wins over its own
+``__`` leaves); the file is the first of ``$OPENLINEAGE_CONFIG`` (which must exist), ``./`` and
+``~/.openlineage/``, read by PyYAML's safe loader within limits (1 MiB, 32 levels, 100 aliases, none
+recursive, 10,000 values). Higher sources override lower ones key by key, keys compared in any spelling,
+except that a section whose ``type`` changes is replaced whole. ``OPENLINEAGE_URL`` / ``_ENDPOINT`` /
+``_API_KEY`` describe an HTTP transport used only when no source names a transport ``type`` (a composite
+gets it as its ``default_http`` child; an ``async_http`` one from variables takes its missing keys). Each
+value keeps where it came from; a variable that nearly matches an OpenLineage name gets a warning.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import logging
 import os
 from collections.abc import Mapping
@@ -24,24 +23,21 @@ from pathlib import Path
 from typing import Any
 
 from olsdk._delivery._config._airflow import AirflowConfig, airflow_config
-from olsdk._delivery._config._engine import MAX_DEPTH, build, check_shape, norm
-from olsdk._delivery._config._file import read_config_file
+from olsdk._delivery._config._engine import MAX_DEPTH, MAX_TEXT_BYTES, Origins, build, check_shape, norm, origin_of
 from olsdk._delivery._config._settings import ClientSettings
 from olsdk._foundation._exceptions import ConfigError
 from olsdk._foundation._secrets import masked
 
 log = logging.getLogger("olsdk.config")
-ENV_PREFIX = "OPENLINEAGE__"
+ENV_PREFIX, MAX_ALIASES = "OPENLINEAGE__", 100
 Tree = dict[str, Any]
-Origins = dict[tuple[str, ...], str]
 # variables the client reads (a near miss of one gets a warning), and those other integrations read
 CLIENT_VARIABLES = tuple(
     f"OPENLINEAGE_{n}" for n in ("URL", "ENDPOINT", "API_KEY", "CONFIG", "DISABLED", "CLIENT_LOGGING")
 )
 _OTHER = ("NAMESPACE", "PARENT_ID", "ROOT_PARENT_ID", "PARENT_RUN_ID", "EXTRACTORS", "DBT_LOGGING", "DBT_JOB_NAME")
-OTHER_VARIABLES = {
-    f"OPENLINEAGE_{n}" for n in (*_OTHER, "AIRFLOW_DISABLE_SOURCE_CODE", "DISABLE_SOURCE_CODE", "SQL_PARSER")
-}
+KNOWN_VARIABLES = {*CLIENT_VARIABLES, *(f"OPENLINEAGE_{n}" for n in (*_OTHER, "DISABLE_SOURCE_CODE", "SQL_PARSER"))}
+KNOWN_VARIABLES.add("OPENLINEAGE_AIRFLOW_DISABLE_SOURCE_CODE")
 
 
 def is_disabled(environ: Mapping[str, str]) -> bool:
@@ -72,15 +68,76 @@ def _readable(path: Path, named_by: str) -> Path:
     return path
 
 
+@functools.cache
+def _loader_class() -> type[Any]:
+    """PyYAML's safe loader refusing deep nesting, many aliases and recursive ones (made on first use:
+    PyYAML is imported only when a configuration file is read)."""
+    import yaml
+
+    class _BoundedLoader(yaml.SafeLoader):
+        depth = aliases = 0
+        open_anchors: frozenset[str] = frozenset()
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            line, anchor = event.start_mark.line + 1 if event.start_mark else 0, getattr(event, "anchor", None)
+            if isinstance(event, yaml.AliasEvent):
+                self.aliases += 1
+                if self.aliases > MAX_ALIASES:
+                    raise ConfigError(f"more than {MAX_ALIASES} aliases (line {line})")
+                if anchor in self.open_anchors:
+                    raise ConfigError(f"alias *{anchor} refers to a node that contains it (line {line})")
+                return super().compose_node(parent, index)
+            if self.depth >= MAX_DEPTH:
+                raise ConfigError(f"nested deeper than {MAX_DEPTH} levels (line {line})")
+            outer = self.open_anchors
+            self.depth += 1
+            self.open_anchors = outer | {anchor} if anchor else outer
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth, self.open_anchors = self.depth - 1, outer
+
+    return _BoundedLoader
+
+
+def read_config_file(path: Path) -> Tree:
+    """One ``openlineage.yml`` (the client's lookup and Airflow's ``config_path``); a ConfigError names it."""
+    import yaml
+
+    where = f"OpenLineage config file {path}"
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_TEXT_BYTES + 1)
+        if len(raw) > MAX_TEXT_BYTES:
+            raise ConfigError(f"larger than {MAX_TEXT_BYTES} bytes")
+        loader = _loader_class()(raw.decode("utf-8-sig"))
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {where}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{where}: not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"cannot read {where}: {exc}") from None
+    if not isinstance(data, dict | None):
+        raise ConfigError(f"{path}: the top level must be a mapping, got {type(data).__name__}")
+    check_shape(data, where)
+    return data or {}
+
+
 def near_misses(environ: Mapping[str, str]) -> list[str]:
     """Warnings for variables that nearly match a name OpenLineage reads."""
     found: list[str] = []
-    known = {*CLIENT_VARIABLES, *OTHER_VARIABLES}
-    for name in sorted(n for n in environ if n.upper().startswith("OPENLINEAGE") and n not in known):
+    for name in sorted(n for n in environ if n.upper().startswith("OPENLINEAGE") and n not in KNOWN_VARIABLES):
         upper, rest = name.upper(), name.upper()[len("OPENLINEAGE_") :]
         if name.startswith(ENV_PREFIX):
             continue
-        if upper.startswith(ENV_PREFIX) or upper in known:
+        if upper.startswith(ENV_PREFIX) or upper in KNOWN_VARIABLES:
             intended: str | None = upper  # right name, wrong case: variable names are case-sensitive
         elif upper.startswith("OPENLINEAGE_") and "__" in rest:
             intended = ENV_PREFIX + rest  # one "_" short after the prefix
@@ -91,10 +148,10 @@ def near_misses(environ: Mapping[str, str]) -> list[str]:
     return found
 
 
-def env_layer(environ: Mapping[str, str]) -> tuple[Tree, Origins]:
+def env_layer(environ: Mapping[str, str]) -> tuple[Tree, dict[tuple[str, ...], str]]:
     """The configuration ``OPENLINEAGE__*`` variables describe (values stay text), and each leaf's variable."""
     tree: Tree = {}
-    origins: Origins = {}
+    origins: dict[tuple[str, ...], str] = {}
     # reverse order, as the official client: OPENLINEAGE__TRANSPORT (JSON) wins over OPENLINEAGE__TRANSPORT__URL
     for name in sorted((n for n in environ if n.startswith(ENV_PREFIX)), reverse=True):
         keys = [k.lower() for k in name[len(ENV_PREFIX) :].split("__")]
@@ -111,26 +168,27 @@ def env_layer(environ: Mapping[str, str]) -> tuple[Tree, Origins]:
     return tree, origins
 
 
-def url_shorthand(environ: Mapping[str, str]) -> Tree | None:
-    """The HTTP transport OPENLINEAGE_URL / _ENDPOINT / _API_KEY describe, if any."""
+def url_shorthand(environ: Mapping[str, str]) -> tuple[Tree, Origins] | None:
+    """The HTTP transport OPENLINEAGE_URL / _ENDPOINT / _API_KEY describe, if any, with each key's variable."""
     if not environ.get("OPENLINEAGE_URL"):
         return None
+    names = {"type": "URL", "url": "URL", "endpoint": "ENDPOINT", "auth": "API_KEY"}
     shorthand: Tree = {"type": "http", "url": environ["OPENLINEAGE_URL"]}
     if environ.get("OPENLINEAGE_ENDPOINT"):
         shorthand["endpoint"] = environ["OPENLINEAGE_ENDPOINT"]
     if environ.get("OPENLINEAGE_API_KEY"):
         shorthand["auth"] = {"type": "api_key", "apiKey": environ["OPENLINEAGE_API_KEY"]}
-    return shorthand
+    return shorthand, {(key,): f"environment variable OPENLINEAGE_{names[key]}" for key in shorthand}
 
 
-def _shorthand_origins(keys: Any, prefix: tuple[str, ...]) -> Origins:
-    names = {"type": "URL", "url": "URL", "endpoint": "ENDPOINT", "auth": "API_KEY"}
-    return {(*prefix, key): f"environment variable OPENLINEAGE_{names[key]}" for key in keys}
+def _get(tree: Any, key: str) -> Any:
+    """``tree``'s value for ``key`` in any spelling (None when absent or not a mapping)."""
+    return next((v for k, v in tree.items() if norm(str(k)) == key), None) if isinstance(tree, dict) else None
 
 
 def _type_of(value: Any) -> str | None:
-    found = [item for key, item in value.items() if norm(str(key)) == "type"] if isinstance(value, dict) else []
-    return str(found[0]).lower() if found else None
+    kind = _get(value, "type")
+    return None if kind is None else str(kind).lower()
 
 
 def _merge(low: Any, high: Any) -> Any:
@@ -140,29 +198,16 @@ def _merge(low: Any, high: Any) -> Any:
     if not (isinstance(low, dict) and isinstance(high, dict)) or (low_type and high_type and low_type != high_type):
         return copy.deepcopy(high)
     merged = copy.deepcopy(low)
-    index = {norm(str(k)): k for k in merged}
     for key, value in high.items():
-        existing = index.get(norm(str(key)))
+        existing = next((k for k in merged if norm(str(k)) == norm(str(key))), None)
         merged[key] = _merge(merged.pop(existing), value) if existing is not None else copy.deepcopy(value)
-        index[norm(str(key))] = key
     return merged
 
 
 def _leaves(tree: Any, label: str, prefix: tuple[str, ...] = ()) -> Origins:
     if not (isinstance(tree, dict) and tree):
         return {prefix: label}
-    return {
-        path: o for key, value in tree.items() for path, o in _leaves(value, label, (*prefix, norm(str(key)))).items()
-    }
-
-
-def _exists(tree: Any, path: tuple[str, ...]) -> bool:
-    for key in path:
-        found = [v for k, v in tree.items() if norm(str(k)) == key] if isinstance(tree, dict) else []
-        if not found or found[0] is None:
-            return False
-        tree = found[0]
-    return True
+    return {at: o for key, value in tree.items() for at, o in _leaves(value, label, (*prefix, norm(str(key)))).items()}
 
 
 @dataclass(frozen=True, repr=False)
@@ -183,10 +228,7 @@ class LoadedConfig:
 
     def origin(self, *path: str) -> str | None:
         """Where the value at ``path`` came from (a parent's origin covers its leaves)."""
-        key = tuple(norm(p) for p in path)
-        while key and key not in self.origins:
-            key = key[:-1]
-        return self.origins[key] if key else None
+        return origin_of(self.origins, path)
 
 
 class _Layers:
@@ -194,13 +236,22 @@ class _Layers:
 
     def __init__(self) -> None:
         self.data: Tree = {}
-        self.origins: Origins = {}
+        self.origins: dict[tuple[str, ...], str] = {}
 
-    def add(self, layer: Tree, source: str | Origins) -> None:
-        """``layer`` over what is there; ``source`` labels every leaf, or gives each leaf's own."""
+    def add(self, layer: Tree, source: str | Origins, at: tuple[str, ...] = ()) -> None:
+        """``layer`` over what is there (at key path ``at``); ``source`` labels every leaf, or gives each its own."""
+        for key in reversed(at):
+            layer = {key: layer}
         self.data = _merge(self.data, layer)
-        self.origins.update(_leaves(layer, source) if isinstance(source, str) else source)
-        self.origins = {path: o for path, o in self.origins.items() if _exists(self.data, path)}
+        at = tuple(norm(k) for k in at)
+        origins = _leaves(layer, source) if isinstance(source, str) else {(*at, *p): o for p, o in source.items()}
+        self.origins = {p: o for p, o in {**self.origins, **origins}.items() if self._exists(p)}
+
+    def _exists(self, path: tuple[str, ...]) -> bool:
+        node: Any = self.data
+        for key in path:
+            node = _get(node, key)
+        return node is not None
 
 
 def load(
@@ -225,15 +276,14 @@ def load(
         check_shape(config, "the configuration given in code")
     layers, (env_data, env_origins), shorthand = _Layers(), env_layer(env), url_shorthand(env)
     if shorthand and _type_of(env_data.get("transport")) == "async_http":  # the official switch to async_http
-        missing = [k for k in shorthand if k != "type" and norm(k) not in {norm(str(n)) for n in env_data["transport"]}]
-        env_data["transport"].update({key: copy.deepcopy(shorthand[key]) for key in missing})
-        env_origins.update(_shorthand_origins(missing, ("transport",)))
+        missing = {k: v for k, v in shorthand[0].items() if _get(env_data["transport"], norm(k)) is None}
+        env_data["transport"].update(missing)
+        env_origins.update({("transport", *p): o for p, o in shorthand[1].items() if p[0] in missing})
     layers.add(env_data, env_origins)
-    path = find_config_file(env, cwd, home)
-    if path is not None:
+    if (path := find_config_file(env, cwd, home)) is not None:
         layers.add(read_config_file(path), str(path))
-    if host is not None and host.data and host.source:
-        layers.add(host.data, host.source)
+    if host is not None and host.source:
+        layers.add(read_config_file(host.file) if host.file else host.data, host.source)
     if config:
         layers.add(dict(config), "code")
     if shorthand:
@@ -242,14 +292,12 @@ def load(
     return LoadedConfig(layers.data, settings, layers.origins, path, is_disabled(env), warnings, host)
 
 
-def _add_shorthand(layers: _Layers, shorthand: Tree) -> None:
+def _add_shorthand(layers: _Layers, shorthand: tuple[Tree, Origins]) -> None:
     """OPENLINEAGE_URL: the transport when no source names a ``type`` (keys set without one, e.g.
     OPENLINEAGE__TRANSPORT__TIMEOUT, still apply); a composite's ``default_http`` child."""
     transport = layers.data.get("transport")
+    children = _get(transport, "transports")
     if not _type_of(transport):
-        layers.add({"transport": shorthand}, _shorthand_origins(shorthand, ("transport",)))
-    elif _type_of(transport) == "composite" and isinstance(transport, dict):
-        children = next((v for k, v in transport.items() if norm(str(k)) == "transports"), None)
-        if isinstance(children, dict) and "default_http" not in children:
-            children["default_http"] = shorthand
-            layers.origins.update(_shorthand_origins(shorthand, ("transport", "transports", "defaulthttp")))
+        layers.add(*shorthand, ("transport",))
+    elif _type_of(transport) == "composite" and isinstance(children, dict) and "default_http" not in children:
+        layers.add(*shorthand, ("transport", "transports", "default_http"))

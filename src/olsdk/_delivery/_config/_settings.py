@@ -93,9 +93,8 @@ class ClientSettings(Settings):
     error_policy: ErrorPolicy = "log"
     spool: SpoolSettings = SpoolSettings()
     breaker: BreakerSettings = BreakerSettings()
-    close_timeout: float = Field(
-        default=5.0, ge=0
-    )  # seconds close() (and interpreter exit) may take; the rest stays in the store
+    # seconds close() (and interpreter exit) may take; the rest stays in the store
+    close_timeout: float = Field(default=5.0, ge=0)
     max_event_bytes: int = Field(default=10 * 1024 * 1024, ge=1)  # a larger event is refused (spooled as text)
 
     @property

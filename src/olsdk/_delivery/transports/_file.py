@@ -29,6 +29,8 @@ from typing import Any
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
+from pydantic import model_validator
+
 from olsdk._delivery._config import Settings
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
@@ -85,12 +87,13 @@ class FileSettings(Settings):
     def needs_fsspec(self) -> bool:
         return bool(self.filesystem) or is_remote(self.log_file_path)
 
-    def __post_init__(self) -> None:
+    @model_validator(mode="after")
+    def _fsspec(self) -> FileSettings:
         if not self.needs_fsspec:
             if self.storage_options or self.fs_kwargs:
                 key = "storage_options" if self.storage_options else "fs_kwargs"
                 log.warning("transport.%s is ignored: %r is a local path", key, self.log_file_path)
-            return
+            return self
         try:
             importlib.import_module("fsspec")
         except ImportError:
@@ -100,6 +103,7 @@ class FileSettings(Settings):
             ) from None
         if self.filesystem and self.storage_options:
             log.warning("transport.storage_options is ignored with an explicit filesystem; use fs_kwargs")
+        return self
 
 
 def _open_filesystem(settings: FileSettings) -> Any:

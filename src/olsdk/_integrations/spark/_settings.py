@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import Field
 
 from olsdk._builders._build import RunRef
-from olsdk._delivery._config import Settings
+from olsdk._delivery._config import Settings, build, display_names
 from olsdk._foundation._exceptions import ConfigError
 
 __all__ = ["PREFIX", "SparkSettings", "Tag", "conf_tree", "transport_config"]
@@ -147,70 +147,65 @@ def _section(tree: Mapping[str, Any], key: str) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
-def _listed(value: Any) -> list[str]:
-    items = value if isinstance(value, list) else str(value or "").replace(";", ",").split(",")
-    return [str(i).strip() for i in items if str(i).strip()]
+def _at(tree: Any, dotted: str) -> Any:
+    """The value at a dotted key of the tree, or None."""
+    for key in dotted.split("."):
+        tree = tree.get(key) if isinstance(tree, Mapping) else None
+    return tree
+
+
+def _disabled_facets(facets: Mapping[str, Any]) -> frozenset[str]:
+    """The agent's defaults, plus ``facets.disabled`` (``[a;b]``), each ``facets.<name>.disabled`` deciding last."""
+    listed = facets.get("disabled")
+    listed = listed.replace(";", ",").split(",") if isinstance(listed, str) else listed
+    disabled = {*_DISABLED_BY_DEFAULT, *(listed if isinstance(listed, list) else ())}
+    for name, value in facets.items():
+        if isinstance(value, dict) and "disabled" in value:
+            (disabled.add if _truthy(value["disabled"]) else disabled.discard)(name)
+    return frozenset(name.strip() for name in disabled if name.strip())
 
 
 class SparkSettings(Settings):
-    """What ``install()`` takes from ``spark.openlineage.*`` (see the module docstring): the client's
-    settings base, so a value that is not what a setting takes is a ConfigError naming it."""
+    """What ``install()`` takes from ``spark.openlineage.*`` (see the module docstring). A field read from one
+    key has that key as its alias: pydantic reads it the client's way (switches, ``a,b`` lists), and a value
+    that is not what the setting takes is a ConfigError naming the key."""
 
     namespace: str | None = None
-    app_name: str | None = None
-    application_run_id: str | None = None
+    app_name: str | None = Field(default=None, validation_alias="appName")
+    application_run_id: str | None = Field(default=None, validation_alias="applicationRunId")
     disabled: bool = False
     parent: RunRef | None = None
     root: RunRef | None = None
     transport: dict[str, Any] | None = None  # an openlineage.yml transport section
     disabled_facets: frozenset[str] = _DISABLED_BY_DEFAULT
-    captured_properties: tuple[str, ...] = ()
+    captured_properties: tuple[str, ...] = Field(default=(), validation_alias="capturedProperties")
     job_tags: tuple[Tag, ...] = ()
     run_tags: tuple[Tag, ...] = ()
     job_owners: tuple[tuple[str, str], ...] = ()  # (type, name)
     column_lineage: bool = True
-    dataset_lineage: bool = True  # columnLineage.datasetLineageEnabled
-    append_dataset_name: bool = True
-    replace_dot_with_underscore: bool = False
+    dataset_lineage: bool = Field(default=True, validation_alias="columnLineage.datasetLineageEnabled")
+    append_dataset_name: bool = Field(default=True, validation_alias="jobName.appendDatasetName")
+    replace_dot_with_underscore: bool = Field(default=False, validation_alias="jobName.replaceDotWithUnderscore")
     keys: dict[str, str] = Field(default_factory=dict)  # every spark.openlineage.* key seen
 
     @classmethod
     def from_conf(cls, conf: Mapping[str, str]) -> SparkSettings:
         keys = {k: str(v) for k, v in conf.items() if k.startswith(PREFIX)}
         tree = conf_tree(keys)
-        facets = _section(tree, "facets")
-        disabled = set(_DISABLED_BY_DEFAULT)
-        listed = facets.get("disabled")
-        if isinstance(listed, list | str):
-            disabled.update(_listed(listed))
-        for name, value in facets.items():
-            if isinstance(value, dict) and "disabled" in value:
-                (disabled.add if _truthy(value["disabled"]) else disabled.discard)(name)
-        column = _section(tree, "columnLineage")
-        job = _section(tree, "job")
-        run = _section(tree, "run")
-        owners = _section(job, "owners")
-        naming = _section(tree, "jobName")
-        transport = tree.get("transport")
-        return cls(
-            namespace=str(tree["namespace"]) if tree.get("namespace") else None,
-            app_name=str(tree["appName"]) if tree.get("appName") else None,
-            application_run_id=str(tree["applicationRunId"]) if tree.get("applicationRunId") else None,
-            disabled=_truthy(tree.get("disabled", "false")),
-            parent=_run_ref(tree, "parent"),
-            root=_run_ref(tree, "rootParent"),
-            transport=transport_config(transport) if isinstance(transport, dict) else None,
-            disabled_facets=frozenset(disabled),
-            captured_properties=tuple(_listed(tree.get("capturedProperties"))),
-            job_tags=tuple(_tags(job.get("tags"))),
-            run_tags=tuple(_tags(run.get("tags"))),
-            job_owners=tuple((str(k), str(v)) for k, v in owners.items()),
-            column_lineage="columnLineage" not in disabled and not _truthy(column.get("disabled", "false")),
-            dataset_lineage=_truthy(column.get("datasetLineageEnabled", "true")),
-            append_dataset_name=_truthy(naming.get("appendDatasetName", "true")),
-            replace_dot_with_underscore=_truthy(naming.get("replaceDotWithUnderscore", "false")),
-            keys=keys,
-        )
+        transport, disabled = tree.get("transport"), _disabled_facets(_section(tree, "facets"))
+        derived: dict[str, Any] = {
+            "parent": _run_ref(tree, "parent"),
+            "root": _run_ref(tree, "rootParent"),
+            "transport": transport_config(transport) if isinstance(transport, dict) else None,
+            "disabled_facets": disabled,
+            "job_tags": _tags(_at(tree, "job.tags")),
+            "run_tags": _tags(_at(tree, "run.tags")),
+            "job_owners": [(str(k), str(v)) for k, v in _section(_section(tree, "job"), "owners").items()],
+            "column_lineage": "columnLineage" not in disabled and not _truthy(_at(tree, "columnLineage.disabled")),
+            "keys": keys,
+        }
+        read = {key: _at(tree, key) for name, key in display_names(cls).items() if name not in derived}
+        return build(cls, {**{k: v for k, v in read.items() if v is not None}, **derived}, ("spark.openlineage",))
 
     def facet_enabled(self, key: str) -> bool:
         return key not in self.disabled_facets
