@@ -67,7 +67,7 @@ def test_class_counts() -> None:
     defs = all_defs()
     classes = {
         name
-        for name, obj in vars(models).items()
+        for name, obj in ((name, getattr(models, name)) for name in dir(models))
         if name.isidentifier()  # pydantic also lists parametrised generics such as RootModel[...]
         and isinstance(obj, type)
         and issubclass(obj, pydantic.BaseModel | OLRecord)
