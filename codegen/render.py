@@ -138,7 +138,55 @@ def _postprocess(source: str) -> str:
     source = _drop_root_model(source)
     source = _drop_rebuilds(source)
     source = _keep_spec_names(source)
-    return _add_all(source)
+    return _add_all(_live_annotations(source))
+
+
+_FUTURE_ANNOTATIONS = "from __future__ import annotations\n"
+
+
+def _live_annotations(source: str) -> str:
+    """The module without ``from __future__ import annotations``: Python evaluates each
+    field's annotation once, as the class body runs, where pydantic would otherwise
+    compile and evaluate every annotation string again when it makes the class (the
+    larger part of what importing the models costs). An annotation that names a class
+    defined further down (or its own class) stays a string, for pydantic to resolve
+    when the class is first built, when every class exists."""
+    if _FUTURE_ANNOTATIONS not in source:
+        return source
+    tree = ast.parse(source)
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    pending = set(classes)
+    forward: list[ast.expr] = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for annotation in _field_annotations(node.body):
+            if {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)} & pending:
+                forward.append(annotation)
+        pending.discard(node.name)
+    # ast offsets count UTF-8 bytes: edit the bytes, from the end, so that the offsets
+    # of the annotations before stay right.
+    data = source.encode()
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    for annotation in sorted(forward, key=lambda a: (a.lineno, a.col_offset), reverse=True):
+        begin = starts[annotation.lineno - 1] + annotation.col_offset
+        end = starts[(annotation.end_lineno or annotation.lineno) - 1] + (annotation.end_col_offset or 0)
+        data = data[:begin] + repr(ast.unparse(annotation)).encode() + data[end:]
+    source = data.decode()
+    return source.replace(_FUTURE_ANNOTATIONS, "", 1)
+
+
+def _field_annotations(body: list[ast.stmt]) -> list[ast.expr]:
+    """The annotations of a class body's fields, in both branches of an ``if``."""
+    found: list[ast.expr] = []
+    for statement in body:
+        if isinstance(statement, ast.AnnAssign):
+            found.append(statement.annotation)
+        elif isinstance(statement, ast.If):
+            found += _field_annotations(statement.body) + _field_annotations(statement.orelse)
+    return found
 
 
 def _drop_rebuilds(source: str) -> str:

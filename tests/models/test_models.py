@@ -67,7 +67,7 @@ def test_class_counts() -> None:
     defs = all_defs()
     classes = {
         name
-        for name, obj in vars(models).items()
+        for name, obj in ((name, getattr(models, name)) for name in dir(models))
         if name.isidentifier()  # pydantic also lists parametrised generics such as RootModel[...]
         and isinstance(obj, type)
         and issubclass(obj, pydantic.BaseModel | OLRecord)
@@ -230,7 +230,10 @@ def _field_docs(cls_node: ast.ClassDef) -> tuple[dict[str, str], dict[str, str]]
             if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
                 continue
             name = node.target.id
-            for call in ast.walk(node.annotation):
+            annotation: ast.AST = node.annotation
+            if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+                annotation = ast.parse(annotation.value, mode="eval")  # a forward reference, quoted
+            for call in ast.walk(annotation):
                 if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "Field":
                     for keyword in call.keywords:
                         if keyword.arg == "description" and isinstance(keyword.value, ast.Constant):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -519,6 +520,70 @@ def test_orchestrator_parent_from_spark_settings(spark: Any, data: Path, lineage
         assert (write_parent.root.job.name, str(write_parent.root.run.runId)) == ("dag", dag.run_id)
         assert handle.root_run.run_id == dag.run_id
     assert app_complete.run.facets.parent.run.runId == app_parent.run.runId
+
+
+def _context(parent_run: str, root_run: str, **job_facets: Any) -> str:
+    job: dict[str, Any] = {"namespace": "airflow", "name": "dag.task"}
+    if job_facets:
+        job["facets"] = job_facets
+    root = {"run": {"runId": root_run}, "job": {"namespace": "airflow", "name": "dag"}}
+    return json.dumps({"parent": {"run": {"runId": parent_run}, "job": job, "root": root}})
+
+
+def test_orchestrator_parent_from_the_context_variable(
+    spark: Any, data: Path, lineage: Collector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``OPENLINEAGE_CONTEXT`` in the driver's environment puts the application run under its parent."""
+    task_run, dag_run = "0190e5c6-0000-7000-8000-0000000000c1", "0190e5c6-0000-7000-8000-0000000000c2"
+    monkeypatch.setenv("OPENLINEAGE_CONTEXT", _context(task_run, dag_run))
+    events: list[Any] = []
+    handle = _write_with_own_listener(spark, lineage, events.append, data / "out" / "context_env")
+    app_start, write_start, _, app_complete = roundtrip(events)
+    for app_event in (app_start, app_complete):
+        app_parent = app_event.run.facets.parent
+        assert (app_parent.job.namespace, app_parent.job.name, str(app_parent.run.runId)) == (
+            "airflow",
+            "dag.task",
+            task_run,
+        )
+    write_parent = write_start.run.facets.parent
+    assert str(write_parent.run.runId) == handle.app_run.run_id
+    if parent_root_in_models():
+        assert (app_start.run.facets.parent.root.job.name, str(app_start.run.facets.parent.root.run.runId)) == (
+            "dag",
+            dag_run,
+        )
+        assert str(write_parent.root.run.runId) == dag_run
+        assert handle.root_run.run_id == dag_run
+
+
+def test_the_context_setting_wins_over_parent_keys_and_the_variable(
+    spark: Any, data: Path, lineage: Collector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``spark.openlineage.context`` (with forwarded job facets) wins, as in the Java agent."""
+    monkeypatch.setenv("OPENLINEAGE_CONTEXT", _context(str(uuid.uuid4()), str(uuid.uuid4())))
+    task_run, dag_run = "0190e5c6-0000-7000-8000-0000000000d1", "0190e5c6-0000-7000-8000-0000000000d2"
+    job_type = {
+        "_producer": "https://github.com/apache/airflow",
+        "_schemaURL": "https://openlineage.io/spec/facets/2-0-3/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
+        "processingType": "BATCH",
+        "integration": "AIRFLOW",
+        "jobType": "TASK",
+    }
+    settings = {
+        "spark.openlineage.context": _context(task_run, dag_run, jobType=job_type),
+        "spark.openlineage.parentJobNamespace": "other",
+        "spark.openlineage.parentJobName": "other.task",
+        "spark.openlineage.parentRunId": str(uuid.uuid4()),
+    }
+    events: list[Any] = []
+    handle = _write_with_own_listener(spark, lineage, events.append, data / "out" / "context_conf", settings)
+    app_start = roundtrip(events)[0]
+    app_parent = app_start.run.facets.parent.to_dict()
+    assert app_parent["job"]["name"] == "dag.task" and app_parent["run"]["runId"] == task_run
+    if parent_root_in_models():
+        assert app_parent["job"]["facets"] == {"jobType": job_type}
+        assert handle.root_run.run_id == dag_run
 
 
 # -- START when the write begins; every session; close unregisters ----------------------

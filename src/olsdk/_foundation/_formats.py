@@ -139,9 +139,14 @@ FORMAT_RULES: Final = {
 }
 """Pattern -> the rule a user reads when a value breaks it."""
 
-_COMPILED: Final = {
-    pattern: re.compile(pattern.removesuffix("$") + r"\Z") for pattern in [*FORMAT_RULES, DATETIME_NO_LEAP_PATTERN]
-}
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """`pattern` (one of the format patterns) compiled, once it is first needed: the
+    models check formats with pydantic-core, so most processes never need these."""
+    if pattern not in FORMAT_RULES and pattern != DATETIME_NO_LEAP_PATTERN:
+        raise KeyError(pattern)
+    return re.compile(pattern.removesuffix("$") + r"\Z")
 
 
 @functools.cache
@@ -173,7 +178,7 @@ def misplaced_leap_second(value: object) -> bool:
     return (
         isinstance(value, str)
         and ":60" in value
-        and _COMPILED[DATETIME_PATTERN].match(value) is not None
+        and _compiled(DATETIME_PATTERN).match(value) is not None
         and not is_leap_second(value)
     )
 
@@ -181,8 +186,8 @@ def misplaced_leap_second(value: object) -> bool:
 def matches(pattern: str, value: object) -> bool:
     """Whether `value` is a string of the format `pattern` names (one of the format
     patterns; a date-time with second 60 must be a leap second)."""
-    if not isinstance(value, str) or _COMPILED[pattern].match(value) is None:
+    if not isinstance(value, str) or _compiled(pattern).match(value) is None:
         return False
-    if pattern != DATETIME_PATTERN or _COMPILED[DATETIME_NO_LEAP_PATTERN].match(value) is not None:
+    if pattern != DATETIME_PATTERN or _compiled(DATETIME_NO_LEAP_PATTERN).match(value) is not None:
         return True
     return is_leap_second(value)

@@ -8,7 +8,9 @@
 
 emits START on enter and COMPLETE on exit; an exception emits FAIL with an
 ``errorMessage`` facet (message, language, stack trace) and is re-raised; a
-``KeyboardInterrupt`` (or ``SystemExit``) emits ABORT and is re-raised. Inputs,
+``KeyboardInterrupt`` (or ``SystemExit``) emits ABORT and is re-raised. Without a
+``parent`` (argument or ``parent`` run facet), the run's parent and root come from the
+``OPENLINEAGE_CONTEXT`` environment variable when a scheduler set it. Inputs,
 outputs and facets added at any point go into every later event. Run ids are
 UUIDv7. Nothing here raises into the block beyond what ``client.emit`` does under
 the configured error policy.
@@ -16,6 +18,7 @@ the configured error policy.
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections.abc import Iterable, Mapping
 from types import TracebackType
@@ -23,6 +26,7 @@ from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 from olsdk._builders import _build
 from olsdk._builders._build import Emitter, RunRef
+from olsdk._builders.naming._context import CONTEXT_ENV, context_parent
 from olsdk._builders.naming._identifier import DatasetId
 from olsdk._delivery.client._uuid7 import uuid7
 from olsdk._models import ErrorMessageRunFacet, InputDataset, OutputDataset, ParentRunFacet, RunEvent
@@ -86,6 +90,8 @@ class RunContext:
 
     ``client`` is anything that emits (an ``OpenLineageClient``, or any object with
     ``emit(event)``); its ``producer`` attribute, when it has one, is the events'.
+    ``parent`` (a ``RunContext`` or a ``ParentRunFacet``), or a ``parent`` in
+    ``run_facets``, wins over the ``OPENLINEAGE_CONTEXT`` environment variable.
     """
 
     def __init__(
@@ -112,6 +118,10 @@ class RunContext:
         self.job_facets: dict[str, Any] = dict(job_facets or {})
         if parent is not None:
             self.run_facets["parent"] = parent.parent_facet() if isinstance(parent, RunContext) else parent
+        elif "parent" not in self.run_facets:
+            inherited = context_parent(os.environ.get(CONTEXT_ENV), producer=self.producer)
+            if inherited is not None:
+                self.run_facets["parent"] = inherited
         self.state: str | None = None
 
     # -- building up the run -----------------------------------------------------

@@ -30,7 +30,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from olsdk._builders._build import Emitter, RunRef
+from olsdk._builders._build import Emitter, RunRef, chain_root
+from olsdk._builders.naming._context import CONTEXT_ENV, context_parent
 from olsdk._integrations.spark import _ids
 from olsdk._integrations.spark._bridge import Bridge
 from olsdk._integrations.spark._dataset import PlanDataset
@@ -361,17 +362,38 @@ def _application(spark: Any, namespace: str, producer: str | None, settings: Spa
     app_name = settings.app_name or conf.get("spark.app.name") or "unknown"
     properties = {"spark.master": conf.get("spark.master", ""), "spark.app.name": conf.get("spark.app.name", "")}
     properties.update({key: conf[key] for key in settings.captured_properties if key in conf})
+    parent, root, context = _orchestrator(settings)
     return Application(
         namespace=namespace,
         app_name=app_name,
         spark_version=str(spark.version),
         run=RunRef(namespace, _ids.normalize(app_name), settings.application_run_id or new_run_id()),
-        parent=settings.parent,
-        root=settings.root,
+        parent=parent,
+        root=root,
+        parent_context=context,
         properties=properties,
         producer=producer,
         settings=settings,
     )
+
+
+CONTEXT_KEY = "spark.openlineage.context"
+
+
+def _orchestrator(settings: SparkSettings) -> tuple[RunRef | None, RunRef | None, Any]:
+    """The orchestrator's run and root run, and the ``parent`` facet a context payload gave.
+
+    ``spark.openlineage.context`` wins over the ``parent*``/``rootParent*`` keys, as in
+    the Java agent; the ``OPENLINEAGE_CONTEXT`` environment variable of the driver comes
+    after both. An unusable payload is ignored with a warning.
+    """
+    context = context_parent(settings.keys.get(CONTEXT_KEY), where=CONTEXT_KEY)
+    if context is None and settings.parent is None:
+        context = context_parent(os.environ.get(CONTEXT_ENV))
+    if context is None:
+        return settings.parent, settings.root, None
+    parent = RunRef(str(context.job.namespace), str(context.job.name), str(context.run.runId))
+    return parent, chain_root(context), context
 
 
 def _as_emitter(client: EmitterLike) -> Emitter:
@@ -424,7 +446,7 @@ def install(
     """Emit lineage for every write of ``spark``'s application (a classic, JVM-backed session).
 
     Settings come from the agent's ``spark.openlineage.*`` keys (SparkConf or runtime
-    conf): ``transport.*``, ``namespace``, ``appName``, ``parent*``/``rootParent*``,
+    conf): ``transport.*``, ``namespace``, ``appName``, ``context``, ``parent*``/``rootParent*``,
     ``disabled``, ``facets.disabled``, ``capturedProperties``, ``job.tags``,
     ``run.tags``, ``job.owners.*``, ``columnLineage.*``, ``jobName.*``. ``client`` (an
     ``Emitter`` such as an ``OpenLineageClient``, or a plain callable) replaces the

@@ -60,6 +60,7 @@ class Application:
     run: RunRef
     parent: RunRef | None = None  # the orchestrator's run (spark.openlineage.parent*)
     root: RunRef | None = None  # the orchestrator's root run (spark.openlineage.rootParent*)
+    parent_context: Any = None  # the parent facet of a context payload (forwarded facets included)
     properties: dict[str, str] = field(default_factory=dict)  # the spark_properties facet
     producer: str | None = None
     settings: SparkSettings = field(default_factory=SparkSettings)
@@ -102,7 +103,9 @@ class Application:
 
     def event(self, event_type: str, when: dt.datetime | None = None, message: str | None = None) -> RunEvent:
         """An event of the application run itself (START at install, COMPLETE at stop, ABORT on SIGTERM)."""
-        parent = parent_facet(self.parent, self.root) if self.parent is not None else None
+        parent = self.parent_context
+        if parent is None and self.parent is not None:
+            parent = parent_facet(self.parent, self.root)
         extra = {"errorMessage": _error({"message": message}, "PYTHON")} if message else None
         return run_event(
             event_type,
