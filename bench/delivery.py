@@ -13,10 +13,16 @@ connections, as in a long-running producer):
 Each contender emits the same pre-built minimal START event (serialised on every
 emit, as a real client does). After each sample the sink's count must have grown by
 exactly N, otherwise the run fails.
+
+`python -m bench.delivery` adds the rows of a black-holed backend (a socket on 127.0.0.1
+that accepts connections and never answers): how long the first `emit` and the slowest
+later one wait, in a fresh child process per client, with the http `timeout` given.
 """
 
 from __future__ import annotations
 
+import argparse
+import statistics
 import subprocess
 import sys
 import time
@@ -124,3 +130,75 @@ def measures(sink: Sink, events: int, official_event: Any, olsdk_event: Any) -> 
         pending += [OLSDK_SINGLE, OLSDK_BATCH]
     out[OFFICIAL] = deliver(*_official_client(sink.url), official_event)
     return out, pending
+
+
+# -- a black-holed backend: how long does an emit wait? -----------------------------------
+
+
+OLSDK_WAIT_SCRIPT = """
+import sys, time
+from olsdk.client import OpenLineageClient
+client = OpenLineageClient(config={config!r}, environ={{}})
+print("ready", flush=True)
+for line in sys.stdin:
+    t0 = time.perf_counter()
+    try:
+        client.emit(line)
+    except Exception:
+        pass
+    print(time.perf_counter() - t0, flush=True)
+try:
+    client.close(timeout=1)
+except Exception:
+    pass
+"""
+
+
+def black_hole_rows(events: int = 20, timeout: float = 2.0, budget: float = 60.0) -> list[str]:
+    """The first emit's wait and the later ones' (p50, p99, worst), each client in a child
+    process (killed at ``budget`` seconds) emitting ``events`` events to a black hole; olsdk
+    with its defaults (the spool, write-ahead on)."""
+    from bench.outbox import OFFICIAL_SCRIPT, backend, time_emits
+
+    lines = [
+        f"| emit to a black-holed backend (timeout {timeout:g} s) | first emit | later p50 | later p99 "
+        "| later worst | events timed |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, policy in (
+        ("olsdk http, error_policy log (default)", "log"),
+        ("olsdk http, error_policy raise", "raise"),
+    ):
+        with backend("black hole") as url:
+            config = {"transport": {"type": "http", "url": url, "timeout": timeout}, "error_policy": policy}
+            times, _, _ = time_emits(OLSDK_WAIT_SCRIPT.format(config=config), events, budget)
+        lines.append(f"| {name} | {_wait_cells(times)} |")
+        print(lines[-1], flush=True)
+    with backend("black hole") as url:
+        times, _, _ = time_emits(OFFICIAL_SCRIPT.format(transport={"url": url, "timeout": timeout}), events, budget)
+    lines.append(f"| official http | {_wait_cells(times)} |")
+    print(lines[-1], flush=True)
+    return lines
+
+
+def _wait_cells(times: list[float]) -> str:
+    if not times:
+        return "did not return within the budget | - | - | - | 0"
+    later = sorted(times[1:]) or [times[0]]
+    p99 = later[min(len(later) - 1, round(0.99 * (len(later) - 1)))]
+    cells = [times[0], statistics.median(later), p99, later[-1]]
+    return " | ".join(f"{t * 1e3:.1f} ms" if t < 1 else f"{t:.2f} s" for t in cells) + f" | {len(times)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.delivery", description=__doc__)
+    parser.add_argument("--events", type=int, default=20, help="events per client (default 20)")
+    parser.add_argument("--timeout", type=float, default=2.0, help="the http timeout, seconds (default 2)")
+    parser.add_argument("--budget", type=float, default=60.0, help="seconds per client (default 60)")
+    args = parser.parse_args(argv)
+    black_hole_rows(args.events, args.timeout, args.budget)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -105,8 +105,10 @@ def test_raise_policy_raises_and_still_spools(free_port: int, tmp_path: Path) ->
     }
     client = OpenLineageClient(config=config, spool=tmp_path / "spool", environ={})
     with pytest.raises(DeliveryError, match="cannot connect"):
-        client.emit(run_event())
+        client.emit(run_event())  # raised here when the answer comes within 50 ms...
+        client.close(timeout=30)  # ...else by close (emit never waits longer on a network)
     assert len(Spool(tmp_path / "spool")) == 1
+    client.close(timeout=0)
 
 
 def test_callback_policy(free_port: int, tmp_path: Path) -> None:
@@ -117,8 +119,10 @@ def test_callback_policy(free_port: int, tmp_path: Path) -> None:
         spool=tmp_path / "spool",
         environ={},
     )
-    client.emit(run_event(job="j1"))
+    client.emit(run_event(job="j1"))  # the attempt is made in the relay's thread
+    assert client.relay is not None and client.relay.handed.tried(30)
     assert seen == ["j1: http"]
+    client.close(timeout=0)
 
 
 def test_secrets_stay_out_of_logs_reprs_and_spool(
@@ -130,6 +134,8 @@ def test_secrets_stay_out_of_logs_reprs_and_spool(
     )
     with caplog.at_level(logging.DEBUG, logger="olsdk"):
         client.emit(run_event())
+        assert client.relay is not None and client.relay.handed.tried(30)
+        client.close(timeout=0)
     # the event stays in the store (the spool's SQLite database); every file written is checked
     written = "".join(p.read_bytes().decode("utf-8", "replace") for p in sorted(tmp_path.rglob("*")) if p.is_file())
     assert '"eventType":"START"' in written

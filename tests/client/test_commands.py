@@ -145,6 +145,7 @@ def test_cli_replay(
         environ={},
     )
     down.emit(run_event())
+    assert down.relay is not None and down.relay.handed.tried(30)  # its attempt failed
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("OPENLINEAGE_URL", server.url)

@@ -1,6 +1,7 @@
-"""The circuit breaker (issue 23): a backend that refuses or never answers costs the caller
-one attempt, then none; a background probe brings the backlog in, oldest first; other
-processes learn it too; ``close()`` stays bounded. Real servers and sockets on 127.0.0.1."""
+"""The circuit breaker (issue 23): a backend that refuses or never answers costs one
+attempt (made by the relay's thread: emit never waits on a network), then none; a
+background probe brings the backlog in, oldest first; other processes learn it too;
+``close()`` stays bounded. Real servers and sockets on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from olsdk.client import OpenLineageClient, Spool
+from olsdk.transports import DeliveryError
 from tests.support.client_testkit import run_event
 from tests.support.fault_server import BlackHole, FaultServer, Ledger
 from tests.support.processes import run_script
@@ -42,8 +46,9 @@ def test_a_black_holed_backend_costs_one_attempt_then_none(tmp_path: Path) -> No
         client = OpenLineageClient(config=config, spool=tmp_path / "spool", environ={})
         events = seq_events(30)
         for event in events:
-            client.emit(event)
-        # the first emit waited for its read timeout; no other emit tried, nor retried in the caller
+            client.emit(event)  # returns at once: the relay's thread makes the attempts
+        assert client.relay is not None and client.relay.handed.tried(60)
+        # the first attempt waited for its read timeout; no other one tried, nor retried at once
         connections_by_callers = hole.accepted
         assert connections_by_callers == 1
         assert not client.relay.breakers[0].closed  # type: ignore[union-attr]
@@ -52,6 +57,33 @@ def test_a_black_holed_backend_costs_one_attempt_then_none(tmp_path: Path) -> No
     finally:
         hole.stop()
     assert len(Spool(tmp_path / "spool")) == 30
+
+
+@pytest.mark.parametrize("policy", ["log", "raise"])
+def test_emit_returns_without_waiting_for_a_black_holed_backend(tmp_path: Path, policy: str) -> None:
+    """A backend that accepts and never answers, with a 30 s timeout: each emit returns once its
+    event is in the store; the relay's thread is the one that waits. With the ``raise`` policy
+    the failure nobody could wait for is raised by close."""
+    hole = BlackHole()
+    try:
+        config = {"transport": {"type": "http", "url": hole.url, "timeout": 30}, "close_timeout": 1}
+        client = OpenLineageClient(config=config, error_policy=policy, spool=tmp_path / "spool", environ={})
+        started = time.monotonic()
+        for event in seq_events(5):
+            client.emit(event)  # never raises: no answer came
+        assert time.monotonic() - started < 5  # far below the timeout (a guard, not a speed claim)
+        assert [row.state for row in client.store.rows()] == ["pending"] * 5  # on disk, not delivered
+        assert wait_until(lambda: hole.accepted == 1)  # the first attempt, in the relay's thread
+        assert client.relay is not None and client.relay.pending == 5
+        if policy == "raise":
+            with pytest.raises(DeliveryError, match="not tried before close"):
+                client.close()
+        else:
+            assert client.close() is False
+    finally:
+        hole.stop()
+    assert client.relay.handed.tried(30)  # the attempt in flight ended with the black hole
+    assert len(Spool(tmp_path / "spool")) == 5  # nothing delivered, nothing lost
 
 
 def test_refused_connections_open_it_and_a_probe_brings_the_backlog_in_order(tmp_path: Path) -> None:
@@ -107,6 +139,7 @@ def test_a_fresh_process_learns_from_the_last_one_that_the_backend_is_down(tmp_p
         client = OpenLineageClient(config=config, environ={{}})
         for line in sys.stdin:
             client.emit(line)
+        client.relay.handed.tried(30)  # the relay's thread made the first attempts
         os._exit(0)  # as a forked worker ends
     """
     try:
@@ -156,6 +189,7 @@ def test_a_fresh_process_probes_once_it_is_due_and_finds_the_backend_back(tmp_pa
         client = OpenLineageClient(config=config, environ={{}})
         for line in sys.stdin:
             client.emit(line)
+        client.relay.handed.tried(30)
         os._exit(0)
     """
     first = run_script(script, tmp_path, input=json.dumps(run_event(job="while-down")))
@@ -170,7 +204,7 @@ def test_a_fresh_process_probes_once_it_is_due_and_finds_the_backend_back(tmp_pa
         time.sleep(0.5)  # the probe it announced is due
         later = run_script(script, tmp_path, input=json.dumps(run_event(job="back")))
         assert later.returncode == 0, later.stderr
-        assert [e["job"]["name"] for e in server.events()] == ["back"]  # delivered by emit itself
+        assert [e["job"]["name"] for e in server.events()] == ["back"]  # delivered by its first attempt
     finally:
         server.stop()
     assert shared() == []  # the success told the others the backend is back

@@ -140,6 +140,7 @@ def test_kafka_undeliverable_message_is_spooled(free_port: int, tmp_path: Path) 
     }
     client = OpenLineageClient(config={"transport": config}, spool=tmp_path / "spool", environ={})
     client.emit(run_event())  # the delivery report says "timed out": spooled, not raised
+    assert client.relay is not None and client.relay.handed.tried(60)
     (record,) = Spool(tmp_path / "spool").records()
     assert record["target"] == "kafka" and "kafka:" in record["reason"]
     assert record["event"] == run_event()

@@ -5,10 +5,13 @@
 * the store (``_store``): every event is committed to the spool's SQLite database before
   ``emit`` returns and leaves it once delivered, so a process killed or ended with
   ``os._exit`` loses nothing: a later client or ``olsdk replay`` delivers what it left;
-* the transports: ``emit`` makes at most one attempt, none while the destination's
-  breaker is open or an earlier event of the same run is owed;
-* the relay (``_relay``): retries in the background; the failure path (``_outcomes``)
-  decides what stays owed and what is given up, and applies the error policy;
+* the transports: each event gets one attempt, none while the destination's breaker is
+  open or an earlier event of the same run is owed; ``emit`` makes it itself only when the
+  transport does not wait on a network (a file, the console, a callback, a queue);
+* the relay (``_relay``): makes the first attempt of the other events, in emit order, so
+  that ``emit`` never waits on a network (with the ``raise`` policy it waits at most 50 ms
+  for the answer, see ``_handoff``), and retries in the background; the failure path
+  (``_outcomes``) decides what stays owed and what is given up, and applies the error policy;
 * the process hooks (``_lifecycle``): fork, exit, logging shutdown.
 
 ``close()`` (or leaving a ``with`` block) ends the client: it returns False when any event
@@ -32,11 +35,11 @@ from olsdk._delivery.client._lifecycle import track
 from olsdk._delivery.client._outcomes import ErrorCallback, Outcomes
 from olsdk._delivery.client._prepare import Preparer
 from olsdk._delivery.client._relay import Relay
+from olsdk._delivery.client._send import Sender
 from olsdk._delivery.client._spool import Spool, default_spool_path
 from olsdk._delivery.client._store import SharedBreakers, Store
-from olsdk._delivery.client._targets import Destinations, install_breakers
-from olsdk._delivery.transports._attempts import ONE_ATTEMPT, SINGLE_ATTEMPT
-from olsdk._delivery.transports._base import Payload, Transport
+from olsdk._delivery.client._targets import install_breakers
+from olsdk._delivery.transports._base import Transport
 from olsdk._delivery.transports._factory import create_transport
 from olsdk._foundation._exceptions import DeliveryError
 from olsdk._foundation._secrets import secret_values
@@ -132,20 +135,20 @@ class OpenLineageClient:
             self.write_ahead = settings.spool.write_ahead
 
     def _connect(self, settings: ClientSettings) -> None:
-        """The transport's handlers, the breakers (sharing their state in the store), the relay."""
-        self.transport.set_failure_handler(self._async_failure)
-        self.transport.set_delivery_handler(self._delivered)
-        self._to = self._outcomes.destinations = Destinations(self.transport)
+        """The attempts (the transport's handlers), the breakers (sharing their state in the
+        store), the relay."""
+        self._send = Sender(self.transport, self.store, self._outcomes, self.write_ahead)
         shared = SharedBreakers(self.store) if self.spool is not None else None
         self.relay = Relay(
             self.transport,
             self.store,
             breakers=install_breakers(self.transport, settings.breaker, shared),
-            on_failure=self._async_failure,
+            on_failure=self._send.failed_later,
+            first_attempt=self._send.in_relay,
             finish=settings.spool.finish and self.spool is not None,
             finish_delay=settings.spool.finish_delay,
         )
-        self._outcomes.relay = self.relay
+        self._outcomes.relay = self._send.relay = self.relay
         if self.relay.finish and self.store.path.exists():
             self.relay.start()  # records of processes that are gone may wait there
 
@@ -186,40 +189,7 @@ class OpenLineageClient:
         if self._closed:
             self._outcomes.failed(payload, DeliveryError("client is closed"), sync=True)
             return
-        ids = _write_ahead(self.store, payload, self._to.targets) if self.write_ahead else []
-        relay = self.relay
-        assert relay is not None
-        if not relay.started and relay.finish:  # finishes what processes that are gone left, later
-            relay.start()
-        if relay.holds(payload.ordering_key):  # keep the run's order: queue behind
-            behind = f"not tried: behind an undelivered event of its run ({relay.reason_of(payload.ordering_key)})"
-            self._fail(payload, DeliveryError(behind, target=self.transport.label, attempts=0))
-            return
-        token = SINGLE_ATTEMPT.set(ONE_ATTEMPT)  # never a retry in the caller: the relay retries
-        try:
-            self.transport.deliver(payload)
-        except DeliveryError as exc:
-            self._fail(payload, exc)
-            return
-        except Exception as exc:  # a transport bug must not break the pipeline
-            self._fail(payload, DeliveryError(f"{type(exc).__name__}: {exc}", target=self.transport.label))
-            return
-        finally:
-            SINGLE_ATTEMPT.reset(token)
-        if ids and not self._to.targets and not self.transport.asynchronous:
-            _settle(self.store, ids)
-
-    def _fail(self, payload: Payload, error: DeliveryError) -> None:
-        self._outcomes.failed(payload, error, sync=True)
-
-    def _async_failure(self, payload: Payload, error: DeliveryError) -> None:
-        self._outcomes.failed(payload, error, sync=False)
-
-    def _delivered(self, payload: Payload, label: str | None) -> None:
-        """An asynchronous transport (or a composite's child) delivered ``payload``."""
-        ids = self._to.delivered(payload.ref, label)
-        if ids:
-            _settle(self.store, ids)
+        self._send.send(payload)
 
     # -- lifecycle ----------------------------------------------------------------
 
@@ -238,8 +208,15 @@ class OpenLineageClient:
                 breaker.after_fork_in_child()
 
     def hand_over(self) -> None:
-        """Hand what the transports hold in memory on (at logging shutdown: see ``_lifecycle``)."""
-        self.transport.flush(self.close_timeout)
+        """Hand what the transports hold in memory on (at logging shutdown: see ``_lifecycle``):
+        the events handed to the relay get their first attempt within the close timeout, and
+        each gets a record in the store first if it has none."""
+        deadline = time.monotonic() + self.close_timeout
+        if self.relay is not None:
+            if self.spool is not None:
+                self._send.record_handed()
+            self.relay.handed.tried(self.close_timeout)
+        self.transport.flush(max(0.0, deadline - time.monotonic()))
         if self.spool is not None:
             self.spool.flush()
 
@@ -265,13 +242,16 @@ class OpenLineageClient:
         if self.disabled or self._closed:
             return self._close_result
         deadline = time.monotonic() + (self.close_timeout if timeout is None else timeout)
+        if self.relay is not None:  # the events handed to the relay reach the transport before it closes
+            self.relay.handed.tried(max(0.0, deadline - time.monotonic()))
         done = self.transport.close(timeout)
-        if self.relay is not None:
-            self.relay.close(max(deadline, time.monotonic()))
+        left, trying = self.relay.close(max(deadline, time.monotonic())) if self.relay is not None else ([], False)
         self._closed = self._outcomes.closed = True
-        left = _release(self.store, self._outcomes, keeps=self.spool is not None)
+        self._send.left_at_close(left)  # never tried: kept for a later client (or given up to the spool)
+        done = done and not trying
+        owed = _release(self.store, self._outcomes, keeps=self.spool is not None)
         waiting = self.spool.flush() if self.spool is not None else 0
-        self._close_result = self._outcomes.report_close(left, waiting) and done
+        self._close_result = self._outcomes.report_close(owed, waiting) and done
         self._outcomes.raise_async_errors()
         return self._close_result
 
@@ -337,27 +317,6 @@ def _producer_default() -> str:
     from olsdk._models._runtime import get_default_producer
 
     return get_default_producer()
-
-
-def _write_ahead(store: Store, payload: Payload, targets: tuple[str, ...]) -> list[int]:
-    """The event committed to the store before anything else (one record per child of a
-    composite); a store that refuses costs the write-ahead only, loudly."""
-    keys: tuple[str | None, ...] = targets or (None,)
-    try:
-        ids = store.add(payload.body, payload.ordering_key, keys)
-    except (OSError, sqlite3.Error) as exc:
-        log.error("OpenLineage store %s not writable (%s): the event is sent without being kept", store.path, exc)
-        return []
-    object.__setattr__(payload, "ref", dict(zip(keys, ids, strict=True)))  # ours until handed on
-    return ids
-
-
-def _settle(store: Store, ids: list[int]) -> None:
-    """Delivered: the records leave the store."""
-    try:
-        store.delete(ids)
-    except (OSError, sqlite3.Error) as exc:  # the event may be sent again, never lost
-        log.warning("OpenLineage store %s: cannot record a delivery (%s)", store.path, exc)
 
 
 def _release(store: Store, outcomes: Outcomes, *, keeps: bool) -> int:

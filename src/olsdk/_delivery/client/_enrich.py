@@ -261,7 +261,7 @@ class Enricher:
         if current is None:
             facets[key] = _stamp(cls, self.producer, {"tags": kept + user})
         else:
-            current["tags"] = kept + user
+            facets[key] = {**current, "tags": kept + user}
 
     # source code location
     def _source_code_location(self, event: dict[str, Any]) -> None:
@@ -412,11 +412,13 @@ def _subset_facet(side: str) -> type[BaseModel] | None:
 
 
 def _facets(event: dict[str, Any], entity: str) -> dict[str, Any]:
-    holder = event.setdefault(entity, {})
+    """The facets of ``event[entity]``, copied on the way (the caller's dicts stay as given)."""
+    holder = event.get(entity)
+    if holder is not None and not isinstance(holder, dict):
+        return {}  # not an object: left as it is (the check says so)
+    holder = event[entity] = dict(holder or {})
     facets = holder.get("facets")
-    if isinstance(facets, dict):
-        return facets
-    fresh: dict[str, Any] = {}
+    fresh: dict[str, Any] = dict(facets) if isinstance(facets, dict) else {}
     holder["facets"] = fresh
     return fresh
 

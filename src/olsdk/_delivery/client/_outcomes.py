@@ -89,11 +89,7 @@ class Outcomes:
                 continue
             where = self._keep(payload, _record_for(self.store, ref, original, target), target, leaf)
         self._warn(error, where)
-        if self.callback is not None:
-            try:
-                self.callback(payload, error)
-            except Exception:
-                log.exception("OpenLineage error callback raised")
+        self._call_back(payload, error)
         if self.policy == "raise":
             told = hash(payload.body)
             with self._lock:
@@ -106,6 +102,13 @@ class Outcomes:
                     self._async_errors.append(error)
             if sync and not error.partial:
                 raise error
+
+    def _call_back(self, payload: Payload, error: DeliveryError) -> None:
+        if self.callback is not None:
+            try:
+                self.callback(payload, error)
+            except Exception:
+                log.exception("OpenLineage error callback raised")
 
     def _keep(self, payload: Payload, record: int | None, target: str | None, error: DeliveryError) -> str:
         relay = self.relay
@@ -176,11 +179,7 @@ class Outcomes:
             except OSError as exc:
                 where = f" (the store {self.store.path} failed, event lost: {exc})"
         log.error("OpenLineage event refused, it cannot be serialised as an event: %s%s", reason, where)
-        if self.callback is not None:
-            try:
-                self.callback(payload, error)
-            except Exception:
-                log.exception("OpenLineage error callback raised")
+        self._call_back(payload, error)
         if self.policy == "raise":
             raise ValidationError([Problem(refused.path, reason)], title="OpenLineage event refused") from None
 

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from olsdk._delivery.client._filters import JobNameFilter
 from olsdk._delivery.client._input import serialise
 from olsdk._delivery.transports._base import Payload, describe_event
@@ -64,18 +66,36 @@ class Preparer:
 
     def payload(self, event: Any) -> Payload | None:
         """The payload to send; None when a filter drops the event; ``Refused`` when it is no event."""
+        if self.enricher is not None:
+            return self._enriched(event)
+        if isinstance(event, str | bytes | bytearray):
+            typed = self._typed_text(event)
+            if typed is not None:
+                return typed if not JobNameFilter.any_drops(self.filters, typed) else None
         raw, data = serialise(event, self.max_event_bytes)
         if data is None:  # a model: typed and valid already
-            raw = self._own_producer(raw)
-            meta = describe_event(event, raw)
-            if JobNameFilter.any_drops(self.filters, meta):
-                return None
-            return self._enriched(json.loads(raw)) if self.enricher is not None else meta
-        self._check(raw)
-        if self.enricher is not None:
-            return self._enriched(json.loads(raw))  # a copy: the caller's mapping is not changed
-        payload = describe_event(data, raw)
+            payload = describe_event(event, self._own_producer(raw))
+        else:
+            self._check(raw)
+            payload = describe_event(data, raw)
         return None if JobNameFilter.any_drops(self.filters, payload) else payload
+
+    def _typed_text(self, event: str | bytes | bytearray) -> Payload | None:
+        """Event text that is a valid event, read once into its model (which gives the routing
+        facts); None for anything else, which takes the checks of ``serialise``."""
+        from olsdk._foundation._exceptions import ValidationError
+        from olsdk._readers._events import parse_event
+
+        try:
+            raw = event.encode("utf-8") if isinstance(event, str) else bytes(event)
+        except UnicodeEncodeError:
+            return None
+        if len(raw) > self.max_event_bytes or b"NaN" in raw or b"Infinity" in raw:
+            return None  # refused, or a number JSON does not allow: said by serialise
+        try:
+            return describe_event(parse_event(raw), raw)
+        except (ValidationError, ValueError, RecursionError):
+            return None
 
     def _own_producer(self, raw: bytes) -> bytes:
         if not self._swap or self._builtin not in raw:
@@ -84,14 +104,26 @@ class Preparer:
             raw = raw.replace(old, new)
         return raw
 
-    def _enriched(self, data: Any) -> Payload | None:
+    def _enriched(self, event: Any) -> Payload | None:
+        """Enrichment applies to the event as data (a model's, this client's producer in it),
+        before its one serialisation; the result is checked once."""
+        if isinstance(event, BaseModel):
+            data = event.__pydantic_serializer__.to_python(event, mode="json", exclude_defaults=True, warnings=False)
+            if self._swap:
+                _swap_producer(data, BUILTIN_PRODUCER, self.producer)
+        elif isinstance(event, Mapping):
+            data = dict(event)  # serialised (and refused if it cannot be) once enriched
+        else:
+            data = serialise(event, self.max_event_bytes)[1]  # text (or an official event) read once
         if not isinstance(data, dict):
             raise ValueError("an OpenLineage event must be a JSON object")
         if JobNameFilter.any_drops(self.filters, describe_event(data, b"")):
             return None
         assert self.enricher is not None
-        data = self.enricher.apply(data)
-        return describe_event(data, json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+        data = self.enricher.apply(data)  # the caller's mapping is not changed (copies on write)
+        raw = serialise(data, self.max_event_bytes)[0]
+        self._check(raw)
+        return describe_event(data, raw)
 
     def _check(self, raw: bytes) -> None:
         """Event JSON given as text or a dict, checked against the spec's models once.
@@ -108,3 +140,18 @@ class Preparer:
             if self.strict:
                 raise
             log.warning("OpenLineage event does not match the spec; sending it as given. %s", exc)
+
+
+def _swap_producer(data: Any, old: str, new: str) -> None:
+    """Replace ``old`` by ``new`` as the value of every ``producer`` and ``_producer`` key."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("producer", "_producer") and value == old:
+                    node[key] = new
+                elif isinstance(value, dict | list):
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(item for item in node if isinstance(item, dict | list))

@@ -1,9 +1,11 @@
 """The relay: the client's one background thread, delivering what the caller did not.
 
-The caller's ``emit`` makes at most one attempt (none while the destination's breaker is
-open or an earlier event of the same run is owed). Whatever is not delivered there is a
-``retrying`` record of the store, owned by this process; the relay tries each again when
-it is due (its backoff, ``Retry-After``, or the breaker's next probe), one attempt at a
+When the client's transport sends over a network, ``emit`` hands each event to the relay
+(see ``_handoff``), whose thread makes its first attempt, in emit order; otherwise ``emit``
+makes that attempt itself. Either way one attempt is made (none while the destination's
+breaker is open or an earlier event of the same run is owed). Whatever is not delivered
+then is a ``retrying`` record of the store, owned by this process; the relay tries each
+again when it is due (its backoff, ``Retry-After``, or the breaker's next probe), one attempt at a
 time, oldest first, and never an event of a run before the earlier ones of that run.
 
 While a destination is unreachable (its breaker is open) nothing is tried but one probe
@@ -21,6 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
+from olsdk._delivery.client._handoff import Handed, Handoffs
 from olsdk._delivery.client._store import Row, Store
 from olsdk._delivery.transports._attempts import Resume, single_attempt
 from olsdk._delivery.transports._base import Payload, Transport
@@ -53,6 +56,7 @@ class Relay:
         *,
         breakers: list[Breaker],
         on_failure: FailureHandler,
+        first_attempt: Callable[[Handed], None],
         finish: bool,
         finish_delay: float,
     ) -> None:
@@ -60,6 +64,7 @@ class Relay:
         self.store = store
         self.breakers = breakers
         self.on_failure = on_failure
+        self.first_attempt = first_attempt
         self.finish = finish
         self.finish_delay = finish_delay
         self._routes = _Routes(transport)
@@ -70,10 +75,8 @@ class Relay:
     def _reset(self) -> None:
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
-        self._owed: dict[int, str] = {}  # record id -> its run's ordering key
-        self._keys: Counter[str] = Counter()
-        self._resumes: dict[int, Resume] = {}  # where a record's retries stand (this process)
-        self._reasons: dict[str, str] = {}  # run -> why its first owed event is owed
+        self._owed = _Owed()
+        self.handed = Handoffs(self._wake, self.first_attempt)  # events for their first attempt
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._deadline: float | None = None
@@ -92,15 +95,25 @@ class Relay:
 
     def holds(self, key: str) -> bool:
         """True while an event of this run is owed here (later ones queue behind it)."""
-        return key in self._keys
+        return key in self._owed.keys
 
     def reason_of(self, key: str) -> str:
         """Why the first event of this run that is owed here is owed."""
-        return self._reasons.get(key) or "not delivered yet"
+        return self._owed.reasons.get(key) or "not delivered yet"
 
     @property
     def pending(self) -> int:
-        return len(self._owed)
+        return len(self._owed) + len(self.handed)
+
+    def hand(self, handed: Handed) -> bool:
+        """Make the first attempt of an event in the thread, after those handed before it;
+        whether it is the next one (none handed before it waits or is being tried)."""
+        with self._lock:
+            first = not self.handed
+            self.handed.queue.append(handed)
+            self._start()
+            self._wake.notify()
+            return first
 
     def owe(self, record_id: int, key: str, error: DeliveryError, target: str | None, failed_by: str | None) -> None:
         """Keep retrying the record after ``error`` (the store says so first)."""
@@ -111,33 +124,16 @@ class Relay:
             failed_by=failed_by, retriable=True, target=target,
         )  # fmt: skip
         with self._lock:
-            if resume is not None:
-                self._resumes[record_id] = resume
-            behind = key in self._keys  # it cannot go before the earlier one of its run
-            self._track(record_id, key)
-            if error.attempts or key not in self._reasons:
-                self._reasons[key] = error.reason
+            behind = self._owed.add(record_id, key, error, resume)  # it cannot go before the earlier one
             self._start()
             due = time.monotonic() + wait
             if not behind and (self._idle_until is None or due < self._idle_until):
                 self._wake.notify()  # sooner than the thread's next look: wake it
 
-    def _track(self, record_id: int, key: str) -> None:
-        """Count a record of this process as owed (called with the lock)."""
-        if record_id not in self._owed:
-            self._owed[record_id] = key
-            self._keys[key] += 1
-
     def settled(self, record_id: int) -> None:
         """The record left the store (delivered or given up)."""
         with self._lock:
-            key = self._owed.pop(record_id, None)
-            self._resumes.pop(record_id, None)
-            if key is not None:
-                self._keys[key] -= 1
-                if self._keys[key] <= 0:
-                    del self._keys[key]
-                    self._reasons.pop(key, None)
+            self._owed.remove(record_id)
             self._wake.notify_all()
 
     # -- the thread ----------------------------------------------------------------------
@@ -160,12 +156,13 @@ class Relay:
             try:
                 self._checkpointed = _checkpoint(self.store, self._checkpointed)
                 self._maybe_finish()
+                first = self.handed.run(self._ending)  # the events handed by emit, then the retries
                 attempted, wait = self._pass()
             except Exception:  # never let the thread die: the records stay in the store
                 log.exception("OpenLineage relay failed; the events stay in the store")
-                attempted, wait = False, 5.0
+                first, attempted, wait = False, False, 5.0
             with self._lock:
-                if attempted:
+                if first or attempted or self.handed.queue:
                     continue
                 self._passes += 1
                 self._idle_until = None if wait is None else time.monotonic() + wait
@@ -179,6 +176,10 @@ class Relay:
                 if not self._stopping:
                     self._wake.wait(wait)
 
+    def _ending(self) -> bool:
+        """Whether to stop trying: the thread stops, or ``close``'s deadline passed."""
+        return self._stopping or (self._deadline is not None and time.monotonic() >= self._deadline)
+
     def _pass(self) -> tuple[bool, float | None]:
         """Try every record due now (one per run); whether any was tried, and how long until one is due."""
         if not self._owed:
@@ -187,7 +188,7 @@ class Relay:
         blocked: dict[str | None, float] = {}
         attempted = False
         for row in self.store.due(time.time()):
-            if self._stopping or (closing is not None and time.monotonic() >= closing):
+            if self._ending():
                 break
             if row.target in blocked:
                 continue
@@ -220,7 +221,7 @@ class Relay:
         object.__setattr__(payload, "ref", {row.target: row.id})  # a fresh payload: ours to mark
         destination = self._routes.destination(row.target)
         with self._lock:
-            resume = self._resumes.pop(row.id, None)
+            resume = self._owed.resumes.pop(row.id, None)
         try:
             with single_attempt(resume):
                 destination.deliver(payload)
@@ -237,7 +238,7 @@ class Relay:
     def _unpark(self) -> None:
         """A destination came back: what waited for it goes now (backoffs excepted)."""
         with self._lock:
-            keep = list(self._resumes)
+            keep = list(self._owed.resumes)
         if self._owed:
             self.store.unpark(keep)
         with self._lock:
@@ -253,7 +254,7 @@ class Relay:
         if taken:
             with self._lock:
                 for row in self.store.rows("owner = ? AND state = 'retrying'", (self.store.owner,)):
-                    self._track(row.id, row.run_key)
+                    self._owed.track(row.id, row.run_key)
             self.adopted += taken
             where = f"{', '.join(sorted(owners)[:10])}) left in the store {self.store.path}"
             log.info("OpenLineage: delivering %d events that processes now gone (%s", taken, where)
@@ -266,21 +267,23 @@ class Relay:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             if self._thread is None:
-                return not self._owed
+                return not self.pending
             target = self._passes + 2  # a whole pass that started after this call
             self._wake.notify_all()  # the thread's next pass now (it tells each one it ends)
-            while self._owed and self._thread.is_alive():
+            while self.pending and self._thread.is_alive():
                 now = time.monotonic()
                 until = self._idle_until
-                if self._passes >= target and (until is None or (deadline is not None and until > deadline)):
+                idle = self._passes >= target and not self.handed
+                if idle and (until is None or (deadline is not None and until > deadline)):
                     break
                 if deadline is not None and now >= deadline:
                     return False
                 self._wake.wait(0.05 if deadline is None else min(0.05, deadline - now))
-            return not self._owed
+            return not self.pending
 
-    def close(self, deadline: float) -> None:
-        """Deliver what is due before ``deadline``, then stop the thread (never waiting past it)."""
+    def close(self, deadline: float) -> tuple[list[Handed], bool]:
+        """Deliver what is due before ``deadline``, then stop the thread (never waiting past it).
+        Returns the handed events never tried, and whether one is still being tried."""
         with self._lock:
             self._deadline = deadline
             self._wake.notify_all()
@@ -292,6 +295,45 @@ class Relay:
             self._wake.notify_all()
         if thread is not None and thread is not threading.current_thread():
             thread.join(max(0.0, min(0.5, deadline - time.monotonic())))
+        with self._lock:
+            return self.handed.take()
+
+
+class _Owed:
+    """The records this process owes a delivery, by run (guarded by the relay's lock)."""
+
+    def __init__(self) -> None:
+        self.runs: dict[int, str] = {}  # record id -> its run's ordering key
+        self.keys: Counter[str] = Counter()
+        self.resumes: dict[int, Resume] = {}  # where a record's retries stand
+        self.reasons: dict[str, str] = {}  # run -> why its first owed event is owed
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def add(self, record_id: int, key: str, error: DeliveryError, resume: Resume | None) -> bool:
+        """Owe the record after ``error``; whether an earlier record of its run was owed already."""
+        if resume is not None:
+            self.resumes[record_id] = resume
+        behind = key in self.keys
+        self.track(record_id, key)
+        if error.attempts or key not in self.reasons:
+            self.reasons[key] = error.reason
+        return behind
+
+    def track(self, record_id: int, key: str) -> None:
+        if record_id not in self.runs:
+            self.runs[record_id] = key
+            self.keys[key] += 1
+
+    def remove(self, record_id: int) -> None:
+        key = self.runs.pop(record_id, None)
+        self.resumes.pop(record_id, None)
+        if key is not None:
+            self.keys[key] -= 1
+            if self.keys[key] <= 0:
+                del self.keys[key]
+                self.reasons.pop(key, None)
 
 
 def _checkpoint(store: Store, last: float) -> float:

@@ -15,7 +15,9 @@ from olsdk._delivery.transports._base import Transport
 from olsdk._delivery.transports._breaker import Breaker, SharedState
 from olsdk._delivery.transports._composite import CompositeTransport
 
-__all__ = ["Destinations", "install_breakers"]
+__all__ = ["Destinations", "install_breakers", "waits_on_network"]
+
+_LOCAL_KINDS = frozenset({"noop", "console", "file", "callback"})  # destinations that need no network
 
 
 class Destinations:
@@ -60,3 +62,12 @@ def install_breakers(transport: Transport, settings: BreakerSettings, shared: Sh
     if transport.breaker is None:
         transport.breaker = Breaker(transport.breaker_identity, settings, shared)
     return [transport.breaker]
+
+
+def waits_on_network(transport: Transport) -> bool:
+    """Whether delivering through ``transport`` may wait on a network: any destination of the
+    tree but a local file, the console, a callback or none (a transport of another kind may)."""
+    children = transport.children()
+    if children:
+        return any(waits_on_network(child) for child in children)
+    return transport.kind not in _LOCAL_KINDS or bool(getattr(transport, "remote", False))
