@@ -1,4 +1,4 @@
-"""`python -m bench.airflow`: issue 23's Airflow table, measured again.
+"""`python -m bench.airflow`: olsdk in a real Airflow DAG against the official file transport.
 
 A real Airflow 3 with the OpenLineage provider (.venv-airflow; `make test` builds it) runs
 `airflow dags test` of tests/airflow/dags/olsdk_lineage.py once per configuration, side

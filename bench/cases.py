@@ -53,7 +53,7 @@ class Case:
     note: str = ""  # one line under the results' notes
 
 
-# Issue 15's targets; the HTTP one is issue 7's; start-up (issue 24): `bench.startup`.
+# The targets (ratios to the reference); start-up's are in `bench.startup`.
 TARGETS = {
     ("parse", "full"): 0.28,
     ("parse", "minimal"): 0.20,
@@ -277,7 +277,7 @@ def read_case(inp: Inputs, sample_seconds: float) -> Case:
 
 def serialise_case(inp: Inputs, sample_seconds: float) -> Case:
     official, ours, doc = inp.official_event, inp.olsdk_event, inp.as_dict
-    # The issue's row dumps a parsed event (what a service relaying events does); the
+    # This row dumps a parsed event (what a service relaying events does); the
     # event built in Python is shown beside it.
     parsed = olsdk.parse_event(inp.wire)
     target = TARGETS.get(("serialise", inp.workload))

@@ -1,6 +1,6 @@
 """`python -m bench.outbox`: what write-ahead delivery costs, and how long `emit` takes with the backend down.
 
-Rows (issue 23):
+Rows:
 
 * ``latency``: one process emits minimal events through a client with the backend down,
   timing every ``emit``; p50, p99 and the worst, then how long ``close()`` took. The
@@ -14,7 +14,7 @@ Rows (issue 23):
   (append mode: what a user who wants events on disk uses today). Every contender emits the
   same minimal event built with its own models; rounds interleave (`bench.timing`).
 
-The script only uses APIs that existed before issue 23, so the "before" column is measured
+The script only uses APIs that existed before write-ahead delivery, so the "before" column is measured
 by running it on an older checkout (``PYTHONPATH=<old>/src:<old> python -m bench.outbox``);
 rows that need new keys say "n/a" there. Timings come from a shared 2-core machine: read
 the ratios and orders of magnitude, not the digits.
@@ -274,7 +274,7 @@ def cost_rows(rounds: int, sample_seconds: float) -> list[str]:
             {"path": spool, "write_ahead": False},
             "the reference: serialise + hand over",
         )
-        if "olsdk, noop transport, write-ahead off" not in measures:  # before issue 23: nothing was written ahead
+        if "olsdk, noop transport, write-ahead off" not in measures:  # an older olsdk: nothing was written ahead
             olsdk_client(
                 "olsdk, noop transport, write-ahead off",
                 {"type": "noop"},

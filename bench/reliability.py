@@ -1,4 +1,4 @@
-"""`python -m bench.reliability`: the fault table of issue 13, counted, and the speed claims.
+"""`python -m bench.reliability`: the fault table, counted, and the speed claims.
 
 Every fault row runs the client against a real server on 127.0.0.1 that misbehaves on
 purpose (`tests.support.fault_server`), with real processes (killed with SIGKILL where
@@ -6,7 +6,7 @@ the row says so) and a real `os.fork`, then resends whatever was spooled to a he
 server and counts, per row: events tried, delivered exactly once, extra copies the
 server stored (duplicates), spooled at the end of the fault, and lost (neither
 delivered nor spooled). The same script runs on an older checkout (it only uses
-APIs that existed before issue 13), which is how the "before" column was measured:
+APIs that existed before the spool), which is how the "before" column was measured:
 
     PYTHONPATH=<old checkout>/src:<old checkout> python -m bench.reliability --rows faults
 
@@ -64,7 +64,7 @@ class Row:
 
 
 def spool_events(path: Path) -> list[dict[str, Any]]:
-    """The events kept undelivered: the spool file's, and (from issue 23 on) its outbox's."""
+    """The events kept undelivered: the spool file's, and (olsdk with write-ahead) its outbox's."""
     from olsdk.client import Spool
 
     return [r["event"] for r in Spool(path).records() if isinstance(r.get("event"), dict)]
@@ -451,11 +451,11 @@ def reset_after_body(tmp: Path, batch: bool, count: int = 1000, resets: int = 40
 
 
 def forked_workers(tmp: Path, backend: str, batch: bool = False, count: int = 20, timeout: float = 7.0) -> Row:
-    """Issue 23, Airflow's way of emitting without Airflow: a parent forks one worker per
+    """Airflow's way of emitting without Airflow: a parent forks one worker per
     event; each worker builds a client, emits its event and ends with ``os._exit(0)``, and
     is killed with SIGKILL if it is still running after ``timeout`` seconds (Airflow's
     ``execution_timeout``, 10 s by default; 7 s here, above the http timeout of 5 s). Then ``olsdk replay`` runs
-    with the receiver healthy, as the issue's "then olsdk replay" row did."""
+    with the receiver healthy, as a user would."""
     from tests.support.fault_server import BlackHole
 
     spool = tmp / "spool.ndjson"

@@ -98,7 +98,7 @@ SNIPPETS: dict[str, str] = {
 
 IMPORT_REFERENCE = "import pydantic"
 IMPORT_LIMIT_NS = 100_000_000
-"""Issue 24: `import olsdk` within 0.1 s of importing pydantic itself."""
+"""`import olsdk` within 0.1 s of importing pydantic itself."""
 FIRST_EVENT_REFERENCE = "official client"
 FIRST_EVENT_TARGET = 1.25
 """A fresh process to its first event in at most 0.8x the official client's time (the

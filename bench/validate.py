@@ -3,7 +3,7 @@
 Rows:
 - `olsdk.validate_event` on the full (16 KB) and minimal workloads, interleaved with
   `orjson.loads` (the reference: decoding the same bytes without any check) and with
-  strict `olsdk.parse_event` (builds the typed event). Target (issue 15): 0.45x
+  strict `olsdk.parse_event` (builds the typed event). Target: 0.45x
   `orjson.loads` on the full event.
 - `olsdk validate --quiet FILE` on a generated NDJSON file of at least `--gb` GB
   (default 1.0) in /tmp, run as its own process: events/s, MB/s and the process's peak
