@@ -37,6 +37,7 @@ from olsdk._integrations.serve._ingest import (
     read_body,
     sort_batch,
     sort_event,
+    sort_small_event,
 )
 from olsdk._integrations.serve._settings import ServeSettings
 from olsdk._integrations.serve._store import Refusal, Store, now
@@ -195,7 +196,9 @@ class ServeApp:
         if isinstance(body, Response):
             return body
         try:
-            result: Sorted = await run_in_threadpool(sort_event, body.data, received_at)
+            result: Sorted | None = sort_small_event(body.data, received_at)  # most events: no thread needed
+            if result is None:
+                result = await run_in_threadpool(sort_event, body.data, received_at)
             if result.received is None:
                 problems = problem_dicts(result.problems)
                 refusal = Refusal(

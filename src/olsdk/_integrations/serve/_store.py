@@ -8,6 +8,7 @@ connection; SQLite's WAL lets them read while the writer writes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections import Counter
@@ -15,9 +16,25 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Final
 
-from sqlalchemy import Engine, Table, bindparam, create_engine, delete, event, func, insert, select
+from sqlalchemy import (
+    BigInteger,
+    Engine,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Connection, make_url
@@ -40,6 +57,47 @@ from olsdk._integrations.serve._runs import RunIndex
 __all__ = ["Received", "Refusal", "Store", "database_url", "describe_database", "now"]
 
 _CHUNK: Final = 500  # keys per IN (...) list
+WRITES: Final = "writes"  # the row of `olsdk_store` every write locks first: how many writes were made
+_SCHEMA_LOCK: Final = 0x6F6C73646B  # PostgreSQL advisory lock held while a server creates the schema
+_CACHED_ROWS: Final = 20_000  # derived rows a writer holds per table (emptied when full)
+
+
+class WriteCache:
+    """The derived rows (and edge keys) this process wrote last, so that a write need not read
+    them back: valid while no other process wrote in between (see `Store.write`)."""
+
+    def __init__(self) -> None:
+        self.written: int | None = None
+        self.rows: dict[str, dict[Any, SimpleNamespace]] = {"jobs": {}, "datasets": {}, "runs": {}}
+        self.keys: dict[str, set[Any]] = {"edges": set(), "column_edges": set(), "parent_links": set()}
+
+    def check(self, written: int) -> None:
+        """`written`: the writes count this write took; anything held is dropped unless it follows ours."""
+        if self.written is None or written != self.written + 1:
+            self.clear()
+        self.written = written
+
+    def clear(self) -> None:
+        self.written = None
+        for rows in self.rows.values():
+            rows.clear()
+        for keys in self.keys.values():
+            keys.clear()
+
+    def hold(self, table: str, key: Any, value: dict[str, Any]) -> None:
+        rows = self.rows[table]
+        if len(rows) >= _CACHED_ROWS:
+            rows.clear()
+        rows[key] = SimpleNamespace(**value)
+
+    def new_keys(self, table: str, keys: Iterable[Any]) -> list[Any]:
+        """Those of `keys` not written yet (as far as this process knows); they count as written now."""
+        held = self.keys[table]
+        if len(held) >= _CACHED_ROWS * 5:
+            held.clear()
+        fresh = [key for key in keys if key not in held]
+        held.update(fresh)
+        return fresh
 
 
 def now() -> str:
@@ -419,17 +477,36 @@ class Store(_Reads):
         self._graph_lock = threading.Lock()
         self._graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
         self._runs = RunIndex()
-        t.metadata.create_all(self.engine)
+        self._conn: Connection | None = None  # the writer's
+        self._cache = WriteCache()
+        self._open_schema()
+
+    def _open_schema(self) -> None:
+        """Create what is missing (tables, indexes, the ``writes`` row) and check the schema's version;
+        on PostgreSQL under a lock, so that servers started together do not create it twice."""
         with self.engine.begin() as conn:
-            found = conn.execute(select(t.store_info.c.value).where(t.store_info.c.name == "schema")).scalar()
+            if self.dialect == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+            t.metadata.create_all(conn)
+            for table in t.metadata.sorted_tables:  # indexes added to a table a store already has
+                for index in table.indexes:
+                    index.create(conn, checkfirst=True)
+            info = t.store_info.c
+            found = conn.execute(select(info.value).where(info.name == "schema")).scalar()
             if found is None:
                 conn.execute(insert(t.store_info).values(name="schema", value=str(t.SCHEMA_VERSION)))
             elif found != str(t.SCHEMA_VERSION):
                 raise ConfigError(
                     f"{self.description}: store schema {found}, this olsdk reads {t.SCHEMA_VERSION}", "db"
                 )
+            if conn.execute(select(info.value).where(info.name == WRITES)).scalar() is None:
+                conn.execute(insert(t.store_info).values(name=WRITES, value="0"))
 
     def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._conn = None
         self.engine.dispose()
 
     # ------------------------------------------------------------------ writes
@@ -466,18 +543,45 @@ class Store(_Reads):
                 [t.runs.c.job_key, t.runs.c.run_key],
                 ("job_key", "run_key", "run_id", "job_namespace", "job_name"),
             ),
+            "take_writes": update(t.store_info)
+            .where(t.store_info.c.name == WRITES)
+            .values(value=cast(cast(t.store_info.c.value, BigInteger) + 1, Text))
+            .returning(t.store_info.c.value),
             "select_jobs": select(t.jobs).where(t.jobs.c.key.in_(bindparam("keys", expanding=True))),
             "select_datasets": select(t.datasets).where(t.datasets.c.key.in_(bindparam("keys", expanding=True))),
             "select_runs": select(t.runs).where(t.runs.c.run_key.in_(bindparam("keys", expanding=True))),
         }
 
     def write(self, batch: Sequence[Received], refusals: Sequence[Refusal] = ()) -> None:
-        """Store `batch` and everything derived from it, and keep `refusals`, in one transaction."""
-        with self.engine.begin() as conn:
-            if batch:
-                self._write(conn, batch)
-            if refusals:
-                self._refuse(conn, refusals)
+        """Store `batch` and everything derived from it, and keep `refusals`, in one transaction.
+
+        Every write first takes the lock of the ``writes`` row (and counts itself in it), so
+        that several server processes on one PostgreSQL database write one at a time: event
+        numbers rise in the order they are committed, and the derived rows are merged on
+        what the previous write left. A count one past this process's last write means no
+        other process wrote in between, and the rows this process holds are still current.
+        """
+        conn = self._write_connection()
+        try:
+            with conn.begin():
+                written = conn.execute(self._sql["take_writes"]).scalar_one()
+                self._cache.check(int(written))
+                if batch:
+                    self._write(conn, batch)
+                if refusals:
+                    self._refuse(conn, refusals)
+        except BaseException:
+            self._cache.clear()  # what this write held is not stored
+            with contextlib.suppress(Exception):
+                conn.close()
+            self._conn = None
+            raise
+
+    def _write_connection(self) -> Connection:
+        """The writer thread's own connection, kept between writes (a pool checkout costs more than a small write)."""
+        if self._conn is None or self._conn.closed or self._conn.invalidated:
+            self._conn = self.engine.connect()
+        return self._conn
 
     def _refuse(self, conn: Connection, refusals: Sequence[Refusal]) -> None:
         """Keep refused requests (their first bytes) and count them by reason."""
@@ -512,12 +616,13 @@ class Store(_Reads):
         self._upsert_namespaces(conn, rows.spaces)
         self._upsert_entities(conn, t.jobs, rows.jobs)
         self._upsert_entities(conn, t.datasets, rows.datasets)
-        if rows.edges:
-            conn.execute(self._sql["edges"], [_edge_row(key, edge) for key, edge in rows.edges.items()])
-        if rows.columns:
-            conn.execute(self._sql["column_edges"], list(rows.columns.values()))
-        if rows.parents:
-            conn.execute(self._sql["parent_links"], list(rows.parents.values()))
+        new = self._cache.new_keys
+        if edges := new("edges", rows.edges):
+            conn.execute(self._sql["edges"], [_edge_row(key, rows.edges[key]) for key in edges])
+        if columns := new("column_edges", rows.columns):
+            conn.execute(self._sql["column_edges"], [rows.columns[key] for key in columns])
+        if parents := new("parent_links", rows.parents):
+            conn.execute(self._sql["parent_links"], [rows.parents[key] for key in parents])
         self._upsert_runs(conn, rows.runs, last_seq)
         self._count(conn, rows.counts)
 
@@ -540,15 +645,28 @@ class Store(_Reads):
             [{"key": k, "name": clean(e.name), "created_at": e.first, "updated_at": e.last} for k, e in spaces.items()],
         )
 
-    def _existing(self, conn: Connection, name: str, keys: list[str]) -> Iterator[Any]:
-        for start in range(0, len(keys), _CHUNK):
-            yield from conn.execute(self._sql[name], {"keys": keys[start : start + _CHUNK]})
+    def _existing(self, conn: Connection, table: str, keys: Iterable[Any]) -> Iterator[Any]:
+        """The stored rows of `keys` (a run's key: (job key, run key)): those this process
+        wrote last from memory, the others from the database."""
+        held = self._cache.rows[table]
+        missing = set()
+        for key in keys:
+            row = held.get(key)
+            if row is None:
+                missing.add(key)
+            else:
+                yield row
+        asked = sorted({key[1] for key in missing} if table == "runs" else missing)
+        for start in range(0, len(asked), _CHUNK):
+            for found in conn.execute(self._sql[f"select_{table}"], {"keys": asked[start : start + _CHUNK]}):
+                if table != "runs" or (found.job_key, found.run_key) in missing:  # not the same run id of another job
+                    yield found
 
     def _upsert_entities(self, conn: Connection, table: Table, rows: dict[str, _Entity]) -> None:
         if not rows:
             return
         has_fields = table is t.datasets
-        for old in self._existing(conn, f"select_{table.name}", list(rows)):
+        for old in self._existing(conn, table.name, rows):
             row = rows[old.key]
             row.first = min(row.first, old.created_at)
             old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
@@ -579,16 +697,16 @@ class Store(_Reads):
                 value["invalid_events"] = row.invalid
             values.append(value)
         conn.execute(self._sql[table.name], values)
+        for value in values:
+            self._cache.hold(table.name, value["key"], value)
 
     def _upsert_runs(self, conn: Connection, rows: dict[tuple[str, str], _Run], last_seq: int) -> None:
         if not rows:
             return
         accumulators = {key: _RunAccumulator() for key in rows}
         invalid = {key: run.invalid for key, run in rows.items()}
-        for old in self._existing(conn, "select_runs", sorted({run_key for _, run_key in rows})):
+        for old in self._existing(conn, "runs", rows):
             key = (old.job_key, old.run_key)
-            if key not in rows:  # the same run id under another job
-                continue
             run = rows[key]
             accumulators[key] = _accumulator_of(old)
             run.first = min(run.first, old.created_at)
@@ -633,6 +751,8 @@ class Store(_Reads):
                 }
             )
         conn.execute(self._sql["runs"], values)
+        for value in values:
+            self._cache.hold("runs", (value["job_key"], value["run_key"]), value)
 
 
 def run_summary(row: Any) -> RunSummary:

@@ -59,30 +59,33 @@ class Writer:
         self._queue.put(None)
         self._thread.join(timeout)
 
-    def _settle(self, job: _Job, error: BaseException | None) -> None:
+    def _settle(self, outcomes: list[tuple[_Job, BaseException | None]]) -> None:
+        """Answer the requests of a group and wake the page feeds: one wake-up of the event loop."""
+
         def settle() -> None:
-            if job.future.done():
-                return
-            if error is None:
-                job.future.set_result(None)
-            else:
-                job.future.set_exception(error)
+            for job, error in outcomes:
+                if job.future.done():
+                    continue
+                if error is None:
+                    job.future.set_result(None)
+                else:
+                    job.future.set_exception(error)
+            self.on_change()
 
-        self.loop.call_soon_threadsafe(settle)
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody is listening any more
+            self.loop.call_soon_threadsafe(settle)
 
-    def _write(self, jobs: list[_Job]) -> None:
+    def _write(self, jobs: list[_Job]) -> list[tuple[_Job, BaseException | None]]:
         try:
             self.store.write([e for job in jobs for e in job.events], [r for job in jobs for r in job.refusals])
         except Exception as group_error:
             if len(jobs) == 1:
                 log.error("storing failed: %s", group_error)
-                self._settle(jobs[0], group_error)
-                return
-            for job in jobs:  # one at a time, so one bad request fails alone
-                self._write([job])
-            return
-        for job in jobs:
-            self._settle(job, None)
+                return [(jobs[0], group_error)]
+            return [
+                outcome for job in jobs for outcome in self._write([job])
+            ]  # one at a time: one bad request fails alone
+        return [(job, None) for job in jobs]
 
     def _run(self) -> None:
         stopping = False
@@ -101,6 +104,4 @@ class Writer:
                     break
                 jobs.append(following)
                 count += len(following.events)
-            self._write(jobs)
-            with contextlib.suppress(RuntimeError):  # a closed loop: nobody is listening any more
-                self.loop.call_soon_threadsafe(self.on_change)
+            self._settle(self._write(jobs))
