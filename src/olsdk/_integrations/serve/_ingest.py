@@ -10,6 +10,7 @@ problems, and its first bytes kept in the `refused` table). Bodies are bounded i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import math
@@ -39,6 +40,7 @@ __all__ = [
     "sort_batch",
     "sort_event",
     "sort_small_event",
+    "warm_readers",
 ]
 
 MAX_VALUE_CHARS: Final = 200  # of a problem's value shown in an answer
@@ -336,6 +338,26 @@ def sort_batch(data: bytes, received_at: str) -> list[Sorted] | Problem:
         return Problem("", "a batch is a JSON array of events")
     huge = _may_hold_huge_numbers(data)
     return [found for item in document if (found := _sort_document(item, None, received_at, huge)) is not None]
+
+
+def warm_readers() -> None:
+    """Build the reader's models before requests come: pydantic builds a model on its first
+    use, and several threads doing so at once can fail (the first events a server reads
+    arrive together when producers are waiting for it)."""
+    sample = {
+        "eventType": "START",
+        "eventTime": "2024-07-01T12:00:00",  # no offset: read leniently, with a problem
+        "run": {"runId": "0190d3a4-7b5c-7a3e-9f00-000000000000", "facets": {}},
+        "job": {"namespace": "warm", "name": "warm", "facets": {}},
+        "inputs": [{"namespace": "warm", "name": "in", "facets": {}, "inputFacets": {}}],
+        "outputs": [{"namespace": "warm", "name": "out", "facets": {}, "outputFacets": {}}],
+        "producer": "warm",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+    }
+    for document in (sample, {**sample, "dataset": {"namespace": "warm", "name": "d"}}):
+        with contextlib.suppress(ValidationError):
+            parse_event(document, strict=False)
+        validate_document(document)
 
 
 def check_event(data: bytes) -> dict[str, Any]:
