@@ -121,7 +121,9 @@ def test_three_servers_on_one_database_store_every_event_once(tmp_path: Path, po
         expected = sorted(_run_id(p, r) for p in range(PRODUCERS) for r in range(RUNS))
         assert [row[0] for row in runs] == expected
         assert {(row[1], row[2]) for row in runs} == {(2, "COMPLETE")}  # both events of every run merged
-        counters = dict(conn.execute("SELECT name, count FROM counters WHERE kind IN ('event', 'stored')").fetchall())
+        counters: dict[str, int] = dict(
+            conn.execute("SELECT name, count FROM counters WHERE kind IN ('event', 'stored')").fetchall()
+        )
         assert counters == {"run": sent, "valid": sent // 2, "invalid": sent // 2}
         invalid = {(ns, name): n for ns, name, n in conn.execute("SELECT namespace, name, invalid_events FROM jobs")}
         starts = [(f"etl{p % 2}", f"job{r % JOBS}") for p in range(PRODUCERS) for r in range(RUNS)]
