@@ -701,7 +701,10 @@ def create_app(settings: ServeSettings) -> Starlette:
 def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Starlette, ServeApp]:
     """`create_app`, and the state behind it (the server reports protocol-level refusals to it)."""
     store = store or Store(
-        settings.db, refused_rows=settings.refused_rows, max_response_bytes=settings.max_response_bytes
+        settings.db,
+        refused_rows=settings.refused_rows,
+        max_response_bytes=settings.max_response_bytes,
+        retention_days=settings.retention_days,
     )
     state = ServeApp(settings, store)
     catalog = CatalogCalls(state)

@@ -12,12 +12,12 @@ import contextlib
 import json
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from pydantic_core import PydanticSerializationError, to_json
 from sqlalchemy import (
@@ -52,13 +52,16 @@ from olsdk._integrations._graph._model import (  # the graph's own run rule, so 
     build_from_parts,
     run_state,
 )
+from olsdk._integrations.serve import _retention
 from olsdk._integrations.serve import _schema as t
 from olsdk._integrations.serve._runs import RunIndex
 
 __all__ = ["Received", "Refusal", "Store", "database_url", "describe_database", "now"]
 
 _CHUNK: Final = 500  # keys per IN (...) list
+_T = TypeVar("_T")
 WRITES: Final = "writes"  # the row of `olsdk_store` every write locks first: how many writes were made
+RETAINED: Final = "retained"  # the row of `olsdk_store` counting the retention passes that deleted rows
 _SCHEMA_LOCK: Final = 0x6F6C73646B  # PostgreSQL advisory lock held while a server creates the schema
 _CACHED_ROWS: Final = 20_000  # derived rows a writer holds per table (emptied when full)
 
@@ -374,13 +377,21 @@ class _Reads:
     _graph_lock: threading.Lock
     _graph_cache: tuple[tuple[int, int], LineageGraph] | None
     _runs: RunIndex
+    _retained_seen: int
 
     def cursor(self) -> tuple[int, int]:
-        """(last event seq, refused requests counted): changes whenever anything was received."""
+        """(last event seq, refused requests counted + retention passes that deleted rows):
+        changes whenever anything was received or deleted."""
+        last, refused, retained = self._marks()
+        return (last, refused + retained)
+
+    def _marks(self) -> tuple[int, int, int]:
         with self.engine.connect() as conn:
             last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
             refused = conn.execute(select(func.max(t.refused.c.id))).scalar() or 0
-        return (int(last), int(refused))
+            info = t.store_info.c
+            retained = conn.execute(select(info.value).where(info.name == RETAINED)).scalar() or 0
+        return (int(last), int(refused), int(retained))
 
     def counters(self, conn: Connection, kind: str) -> dict[str, int]:
         rows = conn.execute(select(t.counters.c.name, t.counters.c.count).where(t.counters.c.kind == kind))
@@ -389,9 +400,12 @@ class _Reads:
     def graph(self) -> tuple[tuple[int, int], LineageGraph]:
         """The `LineageGraph` of everything stored (what `olsdk graph` would draw), cached per cursor."""
         with self._graph_lock:
-            cursor = self.cursor()
+            last, refused, retained = self._marks()
+            cursor = (last, refused + retained)
             if self._graph_cache is not None and self._graph_cache[0] == cursor:
                 return self._graph_cache
+            if retained != self._retained_seen:  # runs were deleted: the run index is read again
+                self._runs, self._retained_seen = RunIndex(), retained
             with self.engine.connect() as conn:
                 graph = self._build_graph(conn, cursor)
             self._graph_cache = (cursor, graph)
@@ -461,61 +475,16 @@ class _Reads:
             )
 
 
-class Store(_Reads):
-    """Events and their derived tables in one database (created when missing)."""
+class _Database:
+    """The write side's connection and statements: each statement compiled once and run on the
+    driver's own cursor, in transactions that take the ``writes`` lock first (`exclusive`)."""
 
-    def __init__(self, db: str, *, refused_rows: int = 10_000, max_response_bytes: int = 64 * 1024 * 1024) -> None:
-        url = database_url(db)
-        self.description = describe_database(db)
-        self.refused_rows = refused_rows
-        self.max_response_bytes = max_response_bytes  # of stored JSON one read answer may hold
-        if url.startswith("sqlite"):
-            path = url.removeprefix("sqlite:///")
-            if path and path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.engine: Engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        else:
-            self.engine = create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
-        self.dialect = self.engine.dialect.name
-        self._sql = self._statements()
-        self._texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]] = {}
-        self._graph_lock = threading.Lock()
-        self._graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
-        self._runs = RunIndex()
-        self._conn: Connection | None = None  # the writer's
-        self._cache = WriteCache()
-        self._open_schema()
-
-    def _open_schema(self) -> None:
-        """Create what is missing (tables, indexes, the ``writes`` row) and check the schema's version;
-        on PostgreSQL under a lock, so that servers started together do not create it twice."""
-        with self.engine.begin() as conn:
-            if self.dialect == "postgresql":
-                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
-            t.metadata.create_all(conn)
-            for table in t.metadata.sorted_tables:  # indexes added to a table a store already has
-                for index in table.indexes:
-                    index.create(conn, checkfirst=True)
-            info = t.store_info.c
-            found = conn.execute(select(info.value).where(info.name == "schema")).scalar()
-            if found is None:
-                conn.execute(insert(t.store_info).values(name="schema", value=str(t.SCHEMA_VERSION)))
-            elif found != str(t.SCHEMA_VERSION):
-                raise ConfigError(
-                    f"{self.description}: store schema {found}, this olsdk reads {t.SCHEMA_VERSION}", "db"
-                )
-            if conn.execute(select(info.value).where(info.name == WRITES)).scalar() is None:
-                conn.execute(insert(t.store_info).values(name=WRITES, value="0"))
-
-    def close(self) -> None:
-        if self._conn is not None:
-            with contextlib.suppress(Exception):
-                self._conn.close()
-            self._conn = None
-        self.engine.dispose()
-
-    # ------------------------------------------------------------------ writes
+    engine: Engine
+    dialect: str
+    _sql: dict[str, Any]
+    _texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]]
+    _conn: Connection | None
+    _cache: WriteCache
 
     def _insert(self, table: Table) -> Any:
         module = pg_dialect if self.dialect == "postgresql" else sqlite_dialect
@@ -553,30 +522,27 @@ class Store(_Reads):
             .where(t.store_info.c.name == WRITES)
             .values(value=cast(cast(t.store_info.c.value, BigInteger) + 1, Text))
             .returning(t.store_info.c.value),
+            "count_retained": update(t.store_info)
+            .where(t.store_info.c.name == RETAINED)
+            .values(value=cast(cast(t.store_info.c.value, BigInteger) + 1, Text))
+            .returning(t.store_info.c.value),
             "last_seq": select(func.max(t.events.c.seq)),
             "select_jobs": select(t.jobs).where(t.jobs.c.key.in_(bindparam("keys", expanding=True))),
             "select_datasets": select(t.datasets).where(t.datasets.c.key.in_(bindparam("keys", expanding=True))),
             "select_runs": select(t.runs).where(t.runs.c.run_key.in_(bindparam("keys", expanding=True))),
         }
 
-    def write(self, batch: Sequence[Received], refusals: Sequence[Refusal] = ()) -> None:
-        """Store `batch` and everything derived from it, and keep `refusals`, in one transaction.
+    def exclusive(self, work: Callable[[Connection, int], _T]) -> _T:
+        """`work(connection, writes count)` in one write transaction on the writer's connection.
 
         Every write first takes the lock of the ``writes`` row (and counts itself in it), so
         that several server processes on one PostgreSQL database write one at a time: event
-        numbers rise in the order they are committed, and the derived rows are merged on
-        what the previous write left. A count one past this process's last write means no
-        other process wrote in between, and the rows this process holds are still current.
-        """
+        numbers rise in the order they are committed, and the derived rows are merged on what
+        the previous write left."""
         conn = self._write_connection()
         try:
             with conn.begin():
-                written = self._scalar(conn, "take_writes")
-                self._cache.check(int(written))
-                if batch:
-                    self._write(conn, batch)
-                if refusals:
-                    self._refuse(conn, refusals)
+                return work(conn, int(self._scalar(conn, "take_writes")))
         except BaseException:
             self._cache.clear()  # what this write held is not stored
             with contextlib.suppress(Exception):
@@ -630,6 +596,26 @@ class Store(_Reads):
         if self._conn is None or self._conn.closed or self._conn.invalidated:
             self._conn = self.engine.connect()
         return self._conn
+
+
+class _Writes(_Database):
+    """Events and the rows derived from them, written one transaction per group of requests."""
+
+    refused_rows: int
+
+    def write(self, batch: Sequence[Received], refusals: Sequence[Refusal] = ()) -> None:
+        """Store `batch` and everything derived from it, and keep `refusals`, in one transaction
+        (`exclusive`). A writes count one past this process's last write means no other process
+        wrote in between, and the derived rows this process holds are still current."""
+
+        def work(conn: Connection, written: int) -> None:
+            self._cache.check(written)
+            if batch:
+                self._write(conn, batch)
+            if refusals:
+                self._refuse(conn, refusals)
+
+        self.exclusive(work)
 
     def _refuse(self, conn: Connection, refusals: Sequence[Refusal]) -> None:
         """Keep refused requests (their first bytes) and count them by reason."""
@@ -804,6 +790,92 @@ class Store(_Reads):
         self._put(conn, "runs", values)
         for value in values:
             self._cache.hold("runs", (value["job_key"], value["run_key"]), value)
+
+
+class Store(_Reads, _Writes):
+    """Events and their derived tables in one database (created when missing)."""
+
+    def __init__(
+        self,
+        db: str,
+        *,
+        refused_rows: int = 10_000,
+        max_response_bytes: int = 64 * 1024 * 1024,
+        retention_days: float | None = None,
+    ) -> None:
+        url = database_url(db)
+        self.description = describe_database(db)
+        self.refused_rows = refused_rows
+        self.max_response_bytes = max_response_bytes  # of stored JSON one read answer may hold
+        if url.startswith("sqlite"):
+            path = url.removeprefix("sqlite:///")
+            if path and path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.engine: Engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        else:
+            self.engine = create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+        self.dialect = self.engine.dialect.name
+        self._sql = self._statements()
+        self._texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]] = {}
+        self._graph_lock = threading.Lock()
+        self._graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
+        self._runs = RunIndex()
+        self._retained_seen = 0
+        self.retention_days = retention_days
+        self._conn: Connection | None = None  # the writer's
+        self._cache = WriteCache()
+        self._open_schema()
+
+    def _open_schema(self) -> None:
+        """Create what is missing (tables, indexes, the ``writes`` row) and check the schema's version;
+        on PostgreSQL under a lock, so that servers started together do not create it twice."""
+        with self.engine.begin() as conn:
+            if self.dialect == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+            t.metadata.create_all(conn)
+            for table in t.metadata.sorted_tables:  # indexes added to a table a store already has
+                for index in table.indexes:
+                    index.create(conn, checkfirst=True)
+            info = t.store_info.c
+            found = conn.execute(select(info.value).where(info.name == "schema")).scalar()
+            if found is None:
+                conn.execute(insert(t.store_info).values(name="schema", value=str(t.SCHEMA_VERSION)))
+            elif found != str(t.SCHEMA_VERSION):
+                raise ConfigError(
+                    f"{self.description}: store schema {found}, this olsdk reads {t.SCHEMA_VERSION}", "db"
+                )
+            for counter in (WRITES, RETAINED):
+                if conn.execute(select(info.value).where(info.name == counter)).scalar() is None:
+                    conn.execute(insert(t.store_info).values(name=counter, value="0"))
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._conn = None
+        self.engine.dispose()
+
+    def retain(self, days: float, now: datetime | None = None) -> dict[str, int]:
+        """Delete what is older than `days` days, as Marquez's retention does (`_retention`):
+        how many jobs, runs, datasets and events, in batches of one transaction each."""
+        limit = _retention.cutoff(days, now)
+        deleted = {}
+        for name, step in _retention.STEPS:
+
+            def work(conn: Connection, _written: int, step: Callable[[Connection, str], int] = step) -> int:
+                self._cache.clear()  # rows this process holds may go
+                done = step(conn, limit)
+                if done:
+                    self._scalar(conn, "count_retained")  # the page's run index is read again
+                return done
+
+            total = batch = self.exclusive(work)
+            while batch == _retention.BATCH:
+                batch = self.exclusive(work)
+                total += batch
+            deleted[name] = total
+        return deleted
 
 
 def run_summary(row: Any) -> RunSummary:
