@@ -64,6 +64,7 @@ WRITES: Final = "writes"  # the row of `olsdk_store` every write locks first: ho
 RETAINED: Final = "retained"  # the row of `olsdk_store` counting the retention passes that deleted rows
 _SCHEMA_LOCK: Final = 0x6F6C73646B  # PostgreSQL advisory lock held while a server creates the schema
 _CACHED_ROWS: Final = 20_000  # derived rows a writer holds per table (emptied when full)
+_CACHED_CHARS: Final = 64 * 1024 * 1024  # characters of facets a writer holds in all (emptied when full)
 
 
 class WriteCache:
@@ -73,6 +74,7 @@ class WriteCache:
     def __init__(self) -> None:
         self.written: int | None = None
         self.rows: dict[str, dict[Any, SimpleNamespace]] = {"jobs": {}, "datasets": {}, "runs": {}}
+        self.held_chars = 0  # of the facets held: large facets are not kept in memory by the thousand
         self.keys: dict[str, set[Any]] = {"edges": set(), "column_edges": set(), "parent_links": set()}
 
     def check(self, written: int) -> None:
@@ -83,16 +85,25 @@ class WriteCache:
 
     def clear(self) -> None:
         self.written = None
-        for rows in self.rows.values():
-            rows.clear()
+        self.clear_rows()
         for keys in self.keys.values():
             keys.clear()
 
     def hold(self, table: str, key: Any, value: dict[str, Any]) -> None:
         rows = self.rows[table]
-        if len(rows) >= _CACHED_ROWS:
-            rows.clear()
+        size = len(value["facets"]) + len(value.get("fields") or "")
+        if size > _CACHED_CHARS // 8:
+            rows.pop(key, None)  # read back from the database when needed again
+            return
+        if len(rows) >= _CACHED_ROWS or self.held_chars + size > _CACHED_CHARS:
+            self.clear_rows()
+        self.held_chars += size
         rows[key] = SimpleNamespace(**value)
+
+    def clear_rows(self) -> None:
+        self.held_chars = 0
+        for rows in self.rows.values():
+            rows.clear()
 
     def new_keys(self, table: str, keys: Iterable[Any]) -> list[Any]:
         """Those of `keys` not written yet (as far as this process knows); they count as written now."""
