@@ -1,6 +1,6 @@
 """`python -m bench.serve`: what `olsdk serve` ingests, how fast the page follows, a lineage query.
 
-Rows, each on SQLite (a file, WAL, synchronous=FULL) and on PostgreSQL (a throwaway
+Rows, each on SQLite (a file, WAL, synchronous=NORMAL) and on PostgreSQL (a throwaway
 cluster of Debian's binaries, fsync on, `tests.serve.postgres`), against the real
 server process on 127.0.0.1 (`tests.serve.harness.ServeProcess`):
 
@@ -18,7 +18,8 @@ server process on 127.0.0.1 (`tests.serve.harness.ServeProcess`):
 
 Each ingest row is the median of ``--rounds`` rounds.
 
-Every figure is wall-clock time on a shared 2-core machine: read ratios, not digits.
+Every figure but the CPU rows is wall-clock time on a shared 2-core machine, where the
+producers, the server and other work share the cores: read ratios, not digits.
 """
 
 from __future__ import annotations
