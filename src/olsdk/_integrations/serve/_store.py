@@ -25,7 +25,6 @@ from sqlalchemy import (
     Engine,
     Table,
     Text,
-    bindparam,
     cast,
     create_engine,
     delete,
@@ -539,9 +538,6 @@ class _Database:
             .values(value=cast(cast(t.store_info.c.value, BigInteger) + 1, Text))
             .returning(t.store_info.c.value),
             "last_seq": select(func.max(t.events.c.seq)),
-            "select_jobs": select(t.jobs).where(t.jobs.c.key.in_(bindparam("keys", expanding=True))),
-            "select_datasets": select(t.datasets).where(t.datasets.c.key.in_(bindparam("keys", expanding=True))),
-            "select_runs": select(t.runs).where(t.runs.c.run_key.in_(bindparam("keys", expanding=True))),
         }
 
     def exclusive(self, work: Callable[[Connection, int], _T]) -> _T:
@@ -561,6 +557,14 @@ class _Database:
                 conn.close()
             self._conn = None
             raise
+
+    def _pipeline(self, conn: Connection) -> contextlib.AbstractContextManager[Any]:
+        """On PostgreSQL, psycopg's pipeline mode: the statements whose results are not read
+        go out together, and the transaction costs a few round trips rather than one each."""
+        if self.dialect != "postgresql":
+            return contextlib.nullcontext()
+        pipeline: contextlib.AbstractContextManager[Any] = conn.connection.driver_connection.pipeline()  # type: ignore[union-attr]
+        return pipeline
 
     def _compiled(self, name: str, columns: tuple[str, ...]) -> tuple[str, tuple[str, ...] | None]:
         """The SQL text of a write statement for rows of `columns`, and the order of its
@@ -605,6 +609,23 @@ class _Database:
             cursor.close()
         return found[0]
 
+    def _rows_of(self, conn: Connection, name: str, keys: list[str]) -> list[SimpleNamespace]:
+        """The stored rows of `keys` (a run's: by run key) of table `name`, on the driver's cursor."""
+        table = t.metadata.tables[name]
+        column = "run_key" if name == "runs" else "key"
+        mark = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
+        names = [c.name for c in table.c]
+        sql = (
+            f"SELECT {', '.join(f'{chr(34)}{n}{chr(34)}' for n in names)} FROM {name} "
+            f'WHERE "{column}" IN ({", ".join([mark] * len(keys))})'
+        )
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(sql, keys)
+            return [SimpleNamespace(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+        finally:
+            cursor.close()
+
     def _scalar(self, conn: Connection, name: str) -> Any:
         sql, _ = self._compiled(name, ())
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
@@ -635,7 +656,8 @@ class _Writes(_Database):
         def work(conn: Connection, written: int) -> None:
             self._cache.check(written)
             if batch:
-                self._write(conn, batch)
+                with self._pipeline(conn):  # the statements of `_write` read no results through SQLAlchemy
+                    self._write(conn, batch)
             if refusals:
                 self._refuse(conn, refusals)
 
@@ -722,7 +744,7 @@ class _Writes(_Database):
                 yield row
         asked = sorted({key[1] for key in missing} if table == "runs" else missing)
         for start in range(0, len(asked), _CHUNK):
-            for found in conn.execute(self._sql[f"select_{table}"], {"keys": asked[start : start + _CHUNK]}):
+            for found in self._rows_of(conn, table, asked[start : start + _CHUNK]):
                 if table != "runs" or (found.job_key, found.run_key) in missing:  # not the same run id of another job
                     yield found
 
