@@ -1,9 +1,12 @@
 """The store: events and what is derived from them, in SQLite (a file, WAL) or PostgreSQL.
 
-Writes come from one thread (`_writer`), a group of events per transaction, so the
-derived rows (runs, jobs' facets, ...) are read, merged and written back without
-races on either database. Reads run on the request threads, each on its own pooled
-connection; SQLite's WAL lets them read while the writer writes.
+Writes come from one thread (`_writer`), a group of events per transaction, and every
+write transaction first locks the ``writes`` row of `olsdk_store`: the derived rows (runs,
+jobs' facets, ...) are read, merged and written back without races, also when several
+server processes share one PostgreSQL database. The writer keeps the derived rows it
+wrote last, valid while no other process wrote in between (`WriteCache`), and runs its
+statements on the driver's cursor. Reads run on the request threads, each on its own
+pooled connection; SQLite's WAL lets them read while the writer writes.
 """
 
 from __future__ import annotations
