@@ -12,6 +12,7 @@ pooled connection; SQLite's WAL lets them read while the writer writes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import threading
 from collections import Counter
@@ -564,7 +565,7 @@ class _Database:
     def _pipeline(self, conn: Connection) -> contextlib.AbstractContextManager[Any]:
         """On PostgreSQL, psycopg's pipeline mode: the statements whose results are not read
         go out together, and the transaction costs a few round trips rather than one each."""
-        if self.dialect != "postgresql":
+        if self.dialect != "postgresql" or not _pipeline_supported():  # libpq 14 or later
             return contextlib.nullcontext()
         pipeline: contextlib.AbstractContextManager[Any] = conn.connection.driver_connection.pipeline()  # type: ignore[union-attr]
         return pipeline
@@ -928,6 +929,13 @@ class Store(_Reads, _Writes):
                 total += batch
             deleted[name] = total
         return deleted
+
+
+@functools.cache
+def _pipeline_supported() -> bool:
+    import psycopg
+
+    return bool(psycopg.Pipeline.is_supported())
 
 
 def run_summary(row: Any) -> RunSummary:
