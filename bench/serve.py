@@ -1,6 +1,6 @@
 """`python -m bench.serve`: what `olsdk serve` ingests, how fast the page follows, a lineage query.
 
-Rows, each on SQLite (a file, WAL, synchronous=FULL) and on PostgreSQL (a throwaway
+Rows, each on SQLite (a file, WAL, synchronous=NORMAL) and on PostgreSQL (a throwaway
 cluster of Debian's binaries, fsync on, `tests.serve.postgres`), against the real
 server process on 127.0.0.1 (`tests.serve.harness.ServeProcess`):
 
@@ -8,19 +8,25 @@ server process on 127.0.0.1 (`tests.serve.harness.ServeProcess`):
 - ingest, 8 producers: eight threads posting one by one at once (the writer's group
   commit shares transactions between them), events/s;
 - ingest, batch: one producer posting ``/lineage/batch`` of 100 events, events/s;
+- server CPU per event: the server process's user + system CPU time (``/proc``) over each
+  ingest row, divided by its events, in ms;
 - page update latency: an event posted -> its job in the page's data, in headless
   chromium, on a small store (200 events) and on the 100,000-event one (SQLite; the
   store makes little difference to the page), median of repeats;
-- lineage query: ``GET /api/v1/lineage?nodeId=job:...&depth=20`` on a store of
-  100,000 events (2,000 jobs in 20 chains, 50 runs each), median of repeats.
+- lineage query: ``GET /api/v1/lineage?nodeId=job:...&depth=5`` (and ``depth=20``) on a
+  store of 100,000 events (2,000 jobs in 20 chains, 50 runs each), median of repeats.
 
-Every figure is wall-clock time on a shared 2-core machine: read ratios, not digits.
+Each ingest row is the median of ``--rounds`` rounds.
+
+Every figure but the CPU rows is wall-clock time on a shared 2-core machine, where the
+producers, the server and other work share the cores: read ratios, not digits.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import tempfile
 import threading
@@ -84,18 +90,28 @@ class Poster:
         return json.loads(response.data)
 
 
-def rate(count: int, work: Callable[[], object]) -> float:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(rows: dict[str, list[float]], name: str, pid: int, count: int, work: Callable[[], object]) -> None:
+    """Post `count` events with `work`: events/s and the server's CPU ms per event."""
+    cpu = cpu_seconds(pid)
     started = time.perf_counter()
     work()
-    return count / (time.perf_counter() - started)
+    elapsed = time.perf_counter() - started
+    rows.setdefault(f"ingest {name} (events/s)", []).append(count / elapsed)
+    rows.setdefault(f"server CPU per event, {name} (ms)", []).append((cpu_seconds(pid) - cpu) * 1000 / count)
 
 
-def ingest_rows(url: str, count: int) -> dict[str, float]:
+def ingest_round(url: str, pid: int, count: int, start: int, rows: dict[str, list[float]]) -> None:
     poster = Poster(url)
-    single = list(events(count))
-    rows = {"ingest single (events/s)": rate(count, lambda: poster.post_each("/api/v1/lineage", single))}
+    single = list(events(count, start=start))
+    measure(rows, "single", pid, count, lambda: poster.post_each("/api/v1/lineage", single))
 
-    parallel = list(events(count, start=count))
+    parallel = list(events(count, start=start + count))
     share = len(parallel) // 8
 
     def eight() -> None:
@@ -109,13 +125,18 @@ def ingest_rows(url: str, count: int) -> dict[str, float]:
         for thread in threads:
             thread.join()
 
-    rows["ingest 8 producers (events/s)"] = rate(share * 8, eight)
-    batched = list(events(count * 10, start=count * 2))
+    measure(rows, "8 producers", pid, share * 8, eight)
+    batched = list(events(count * 10, start=start + count * 2))
     batches = [batched[i : i + 100] for i in range(0, len(batched), 100)]
-    rows["ingest batch of 100 (events/s)"] = rate(
-        len(batched), lambda: poster.post_each("/api/v1/lineage/batch", batches)
-    )
-    return rows
+    measure(rows, "batch of 100", pid, len(batched), lambda: poster.post_each("/api/v1/lineage/batch", batches))
+
+
+def ingest_rows(url: str, pid: int, count: int, rounds: int) -> dict[str, float]:
+    """Each ingest row's median over `rounds` rounds (new events each round)."""
+    measured: dict[str, list[float]] = {}
+    for round_ in range(rounds):
+        ingest_round(url, pid, count, round_ * count * 12, measured)
+    return {name: statistics.median(values) for name, values in measured.items()}
 
 
 def fill(url: str, total: int) -> None:
@@ -136,18 +157,18 @@ def lineage_rows(url: str, total: int, repeats: int) -> dict[str, float]:
     fill(url, total)
     filled = time.perf_counter() - started
     poster = Poster(url)
-    times = []
-    nodes = 0
-    query = urllib.parse.urlencode({"nodeId": f"job:bench:chain{CHAINS // 2}.job50", "depth": 20})
-    for _ in range(repeats):
-        started = time.perf_counter()
-        graph = poster.get(f"/api/v1/lineage?{query}")["graph"]
-        times.append(time.perf_counter() - started)
-        nodes = len(graph)
-    return {
-        f"store {total:,} events by batch (s)": filled,
-        f"lineage query, depth 20, {nodes} nodes, on {total:,} events (ms)": statistics.median(times) * 1000,
-    }
+    rows = {f"store {total:,} events by batch (s)": filled}
+    for depth in (5, 20):
+        times = []
+        nodes = 0
+        query = urllib.parse.urlencode({"nodeId": f"job:bench:chain{CHAINS // 2}.job50", "depth": depth})
+        for _ in range(repeats):
+            started = time.perf_counter()
+            graph = poster.get(f"/api/v1/lineage?{query}")["graph"]
+            times.append(time.perf_counter() - started)
+            nodes = len(graph)
+        rows[f"lineage query, depth {depth}, {nodes} nodes, on {total:,} events (ms)"] = statistics.median(times) * 1000
+    return rows
 
 
 def page_latency(url: str, repeats: int) -> dict[str, float]:
@@ -172,7 +193,9 @@ def page_latency(url: str, repeats: int) -> dict[str, float]:
     return {f"page update latency, {nodes} nodes (ms)": statistics.median(latencies) * 1000}
 
 
-def run(stores: Sequence[str], count: int, total: int, repeats: int) -> dict[str, dict[str, float]]:
+def run(
+    stores: Sequence[str], count: int, total: int, repeats: int, rounds: int = 3, page: bool = True
+) -> dict[str, dict[str, float]]:
     results: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="olsdk-bench-serve-") as folder:
         home = Path(folder)
@@ -191,12 +214,12 @@ def run(stores: Sequence[str], count: int, total: int, repeats: int) -> dict[str
                     databases = [str(home / "ingest.db"), str(home / "lineage.db")]
                 rows: dict[str, float] = {}
                 with ServeProcess(home, databases[0]) as server:
-                    rows.update(ingest_rows(server.url, count))
+                    rows.update(ingest_rows(server.url, server.pid, count, rounds))
                 with ServeProcess(home, databases[1]) as server:
                     rows.update(lineage_rows(server.url, total, repeats))
-                    if store == "sqlite":  # the store makes no difference to the page: one row
+                    if store == "sqlite" and page:  # the store makes no difference to the page: one row
                         rows.update(page_latency(server.url, repeats))
-                if store == "sqlite":
+                if store == "sqlite" and page:
                     with ServeProcess(home, str(home / "small.db")) as server:
                         fill(server.url, 200)
                         rows.update(page_latency(server.url, repeats))
@@ -207,19 +230,27 @@ def run(stores: Sequence[str], count: int, total: int, repeats: int) -> dict[str
     return results
 
 
+def _cell(value: float) -> str:
+    return f"{value:>10,.0f}" if value >= 100 else f"{value:>10,.2f}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.serve")
     parser.add_argument("--stores", default="sqlite,postgresql")
     parser.add_argument("--events", type=int, default=2000, help="events per single-post row (batch: 10x)")
     parser.add_argument("--stored", type=int, default=100_000, help="events stored for the lineage query")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=5, help="lineage queries and page updates per row")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the ingest rows (their median)")
+    parser.add_argument("--no-page", action="store_true", help="leave out the page rows (no chromium)")
     args = parser.parse_args(argv)
-    results = run(args.stores.split(","), args.events, args.stored, args.repeats)
+    results = run(
+        args.stores.split(","), args.events, args.stored, args.repeats, rounds=args.rounds, page=not args.no_page
+    )
     names = sorted({name for rows in results.values() for name in rows}, key=lambda n: (not n.startswith("ingest"), n))
     print(f"| {'row':<64} | " + " | ".join(f"{store:>10}" for store in results) + " |")
     print(f"|{'-' * 66}|" + "|".join("-" * 12 for _ in results) + "|")
     for name in names:
-        cells = [f"{results[s][name]:>10,.0f}" if name in results[s] else f"{'':>10}" for s in results]
+        cells = [_cell(results[s][name]) if name in results[s] else f"{'':>10}" for s in results]
         print(f"| {name:<64} | " + " | ".join(cells) + " |")
     return 0
 

@@ -18,7 +18,7 @@ def python_blocks() -> list[str]:
 
 def test_every_option_in_the_table_is_an_option(tmp_path: Path) -> None:
     documented = set(re.findall(r"^\| `(--[a-z-]+)` \|", DOC.read_text(encoding="utf-8"), re.M))
-    assert len(documented) == 12
+    assert len(documented) == 13
     helped = run_cli("serve", "--help", home=tmp_path)
     assert helped.returncode == 0
     offered = set(re.findall(r"(--[a-z-]+)", helped.stdout)) - {"--help"}

@@ -37,6 +37,7 @@ from olsdk._integrations.serve._ingest import (
     read_body,
     sort_batch,
     sort_event,
+    sort_small_event,
 )
 from olsdk._integrations.serve._settings import ServeSettings
 from olsdk._integrations.serve._store import Refusal, Store, now
@@ -195,7 +196,9 @@ class ServeApp:
         if isinstance(body, Response):
             return body
         try:
-            result: Sorted = await run_in_threadpool(sort_event, body.data, received_at)
+            result: Sorted | None = sort_small_event(body.data, received_at)  # most events: no thread needed
+            if result is None:
+                result = await run_in_threadpool(sort_event, body.data, received_at)
             if result.received is None:
                 problems = problem_dicts(result.problems)
                 refusal = Refusal(
@@ -698,7 +701,10 @@ def create_app(settings: ServeSettings) -> Starlette:
 def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Starlette, ServeApp]:
     """`create_app`, and the state behind it (the server reports protocol-level refusals to it)."""
     store = store or Store(
-        settings.db, refused_rows=settings.refused_rows, max_response_bytes=settings.max_response_bytes
+        settings.db,
+        refused_rows=settings.refused_rows,
+        max_response_bytes=settings.max_response_bytes,
+        retention_days=settings.retention_days,
     )
     state = ServeApp(settings, store)
     catalog = CatalogCalls(state)

@@ -65,6 +65,14 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="S",
         help="seconds for a request line and headers to arrive (default: 10)",
     )
+    parser.add_argument(
+        "--retention-days",
+        type=float,
+        default=None,
+        metavar="N",
+        help="delete runs, jobs and datasets last updated, and events that happened, more than N days ago, "
+        "as Marquez's retention does (at start, then every 15 minutes; default: keep everything)",
+    )
     _add_safety_options(parser)
     parser.set_defaults(handler=run_serve)
 
@@ -102,6 +110,12 @@ def _add_safety_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _retention_days(days: float | None) -> float | None:
+    if days is not None and not 0 < days < float("inf"):  # also NaN
+        raise ValueError(f"--retention-days {days}: must be a number of days above 0")
+    return days
+
+
 def _api_key(args: argparse.Namespace) -> str | None:
     from olsdk._integrations.serve._settings import API_KEY_ENV
 
@@ -137,6 +151,7 @@ def run_serve(args: argparse.Namespace) -> int:
             allowed_origins=tuple(args.allowed_origin),
             max_connections_per_client=max(1, args.max_connections_per_client),
             max_response_bytes=max(1024, int(args.max_response_mb * MIB)),
+            retention_days=_retention_days(args.retention_days),
             **({"db": args.db} if args.db else {}),
             **({"title": args.title} if args.title else {}),
         )

@@ -10,6 +10,7 @@ problems, and its first bytes kept in the `refused` table). Bodies are bounded i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import math
@@ -17,6 +18,8 @@ import zlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
+
+from pydantic_core import PydanticSerializationError, to_json
 
 from olsdk._foundation._exceptions import Problem, ValidationError
 from olsdk._integrations._graph._facts import extract
@@ -36,9 +39,12 @@ __all__ = [
     "read_body",
     "sort_batch",
     "sort_event",
+    "sort_small_event",
+    "warm_readers",
 ]
 
 MAX_VALUE_CHARS: Final = 200  # of a problem's value shown in an answer
+INLINE_BYTES: Final = 64 * 1024  # a body sorted on the event loop when it needs no lenient reading
 _GZIP: Final = ("gzip", "x-gzip")
 _IDENTITY: Final = ("", "identity")
 # A number no 64-bit double holds has an exponent of three digits or more than 308 digits.
@@ -263,7 +269,20 @@ def _producer(document: Any) -> str | None:
     return producer if isinstance(producer, str) else None
 
 
-def _sort_document(document: Any, body: str | None, received_at: str, huge: bool = False) -> Sorted:
+def _text(document: Any) -> str:
+    """An event of a batch as compact JSON text (pydantic-core's encoder; the standard one for
+    what it refuses, such as a lone surrogate)."""
+    try:
+        return to_json(document).decode("utf-8")
+    except (PydanticSerializationError, UnicodeDecodeError):
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+
+
+def _sort_document(
+    document: Any, body: str | None, received_at: str, huge: bool = False, lenient: bool = True
+) -> Sorted | None:
+    """`document` sorted; None when it breaks the spec and `lenient` is False (the lenient
+    reader, which may take long on a large body, is left to the caller's thread)."""
     problem = identity_problem(document)
     if problem is not None:
         return Sorted(None, [problem], _producer(document), document)
@@ -271,17 +290,34 @@ def _sort_document(document: Any, body: str | None, received_at: str, huge: bool
         return Sorted(None, found, _producer(document), document)
     problems = validate_document(document)
     if problems:
+        if not lenient:
+            return None
         try:
             parse_event(document, strict=False)  # the lenient reader must read what is stored
         except ValidationError as exc:
             return Sorted(None, _with_values(document, exc.problems), _producer(document), document)
-    text = body if body is not None else json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    text = body if body is not None else _text(document)
     problems = _with_values(document, problems)
     return Sorted(Received(text, document, extract(document), problems, received_at), problems, _producer(document))
 
 
 def sort_event(data: bytes, received_at: str) -> Sorted:
     """The body of ``POST /lineage``: one event."""
+    found = _sort_event(data, received_at, lenient=True)
+    assert found is not None
+    return found
+
+
+def sort_small_event(data: bytes, received_at: str) -> Sorted | None:
+    """`sort_event` of a body of at most `INLINE_BYTES` that needs no lenient reading: what
+    costs a few microseconds, done on the event loop rather than handed to a thread; None
+    when the body is larger or the event breaks the spec (`sort_event` on a thread then)."""
+    if len(data) > INLINE_BYTES:
+        return None
+    return _sort_event(data, received_at, lenient=False)
+
+
+def _sort_event(data: bytes, received_at: str, *, lenient: bool) -> Sorted | None:
     try:
         document = decode(data)
     except JSONProblem as exc:
@@ -289,7 +325,7 @@ def sort_event(data: bytes, received_at: str) -> Sorted:
     if isinstance(document, list):
         return Sorted(None, [Problem("", "a JSON array: send a list of events to /api/v1/lineage/batch")])
     huge = _may_hold_huge_numbers(data)
-    return _sort_document(document, data.decode("utf-8", "replace"), received_at, huge)
+    return _sort_document(document, data.decode("utf-8", "replace"), received_at, huge, lenient)
 
 
 def sort_batch(data: bytes, received_at: str) -> list[Sorted] | Problem:
@@ -301,7 +337,27 @@ def sort_batch(data: bytes, received_at: str) -> list[Sorted] | Problem:
     if not isinstance(document, list):
         return Problem("", "a batch is a JSON array of events")
     huge = _may_hold_huge_numbers(data)
-    return [_sort_document(item, None, received_at, huge) for item in document]
+    return [found for item in document if (found := _sort_document(item, None, received_at, huge)) is not None]
+
+
+def warm_readers() -> None:
+    """Build the reader's models before requests come: pydantic builds a model on its first
+    use, and several threads doing so at once can fail (the first events a server reads
+    arrive together when producers are waiting for it)."""
+    sample = {
+        "eventType": "START",
+        "eventTime": "2024-07-01T12:00:00",  # no offset: read leniently, with a problem
+        "run": {"runId": "0190d3a4-7b5c-7a3e-9f00-000000000000", "facets": {}},
+        "job": {"namespace": "warm", "name": "warm", "facets": {}},
+        "inputs": [{"namespace": "warm", "name": "in", "facets": {}, "inputFacets": {}}],
+        "outputs": [{"namespace": "warm", "name": "out", "facets": {}, "outputFacets": {}}],
+        "producer": "warm",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+    }
+    for document in (sample, {**sample, "dataset": {"namespace": "warm", "name": "d"}}):
+        with contextlib.suppress(ValidationError):
+            parse_event(document, strict=False)
+        validate_document(document)
 
 
 def check_event(data: bytes) -> dict[str, Any]:

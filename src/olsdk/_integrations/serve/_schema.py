@@ -12,6 +12,7 @@ longer than PostgreSQL's index rows allow, and the hash keeps every key the same
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, LargeBinary, MetaData, String, Table, Text
@@ -43,6 +44,7 @@ _KEY = String(32)
 _TIME = String(32)  # canonical UTC text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`), sortable as text
 
 
+@functools.lru_cache(maxsize=65_536)  # the same namespaces, jobs and datasets come back in every event
 def name_key(*parts: str) -> str:
     """A fixed-size key for a tuple of names (128 bits of BLAKE2b)."""
     digest = hashlib.blake2b(digest_size=16)

@@ -27,6 +27,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from olsdk._integrations.serve._app import build_app
+from olsdk._integrations.serve._ingest import warm_readers
 from olsdk._integrations.serve._settings import ServeSettings
 from olsdk._integrations.serve._store import Refusal, now
 
@@ -159,6 +160,7 @@ def run(settings: ServeSettings, *, out: Any = None) -> int:
     """Serve until SIGINT or SIGTERM; returns the exit status."""
     stream = out or sys.stderr
     app, state = build_app(settings)
+    warm_readers()
 
     def banner(url: str) -> None:
         print(f"olsdk serve: listening on {url} (store: {state.store.description})", file=stream, flush=True)

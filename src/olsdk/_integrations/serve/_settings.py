@@ -62,3 +62,6 @@ class ServeSettings:
     max_page_items: int = 10_000
     max_response_bytes: int = 64 * MIB
     title: str = "Lineage (olsdk serve)"
+    # days runs, jobs, datasets and events are kept, as Marquez's retention keeps them (deleted at
+    # start and every 15 minutes); None keeps everything
+    retention_days: float | None = None

@@ -1,23 +1,44 @@
 """The store: events and what is derived from them, in SQLite (a file, WAL) or PostgreSQL.
 
-Writes come from one thread (`_writer`), a group of events per transaction, so the
-derived rows (runs, jobs' facets, ...) are read, merged and written back without
-races on either database. Reads run on the request threads, each on its own pooled
-connection; SQLite's WAL lets them read while the writer writes.
+Writes come from one thread (`_writer`), a group of events per transaction, and every
+write transaction first locks the ``writes`` row of `olsdk_store`: the derived rows (runs,
+jobs' facets, ...) are read, merged and written back without races, also when several
+server processes share one PostgreSQL database. The writer keeps the derived rows it
+wrote last, valid while no other process wrote in between (`WriteCache`), and runs its
+statements on the driver's cursor. Reads run on the request threads, each on its own
+pooled connection; SQLite's WAL lets them read while the writer writes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from types import SimpleNamespace
+from typing import Any, Final, TypeVar
 
-from sqlalchemy import Engine, Table, bindparam, create_engine, delete, event, func, insert, select
+from pydantic_core import PydanticSerializationError, to_json
+from sqlalchemy import (
+    BigInteger,
+    Engine,
+    Table,
+    Text,
+    cast,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Connection, make_url
@@ -34,12 +55,67 @@ from olsdk._integrations._graph._model import (  # the graph's own run rule, so 
     build_from_parts,
     run_state,
 )
+from olsdk._integrations.serve import _retention
 from olsdk._integrations.serve import _schema as t
 from olsdk._integrations.serve._runs import RunIndex
 
 __all__ = ["Received", "Refusal", "Store", "database_url", "describe_database", "now"]
 
 _CHUNK: Final = 500  # keys per IN (...) list
+_T = TypeVar("_T")
+WRITES: Final = "writes"  # the row of `olsdk_store` every write locks first: how many writes were made
+RETAINED: Final = "retained"  # the row of `olsdk_store` counting the retention passes that deleted rows
+_SCHEMA_LOCK: Final = 0x6F6C73646B  # PostgreSQL advisory lock held while a server creates the schema
+_CACHED_ROWS: Final = 20_000  # derived rows a writer holds per table (emptied when full)
+_CACHED_CHARS: Final = 64 * 1024 * 1024  # characters of facets a writer holds in all (emptied when full)
+
+
+class WriteCache:
+    """The derived rows (and edge keys) this process wrote last, so that a write need not read
+    them back: valid while no other process wrote in between (see `Store.write`)."""
+
+    def __init__(self) -> None:
+        self.written: int | None = None
+        self.rows: dict[str, dict[Any, SimpleNamespace]] = {"jobs": {}, "datasets": {}, "runs": {}}
+        self.held_chars = 0  # of the facets held: large facets are not kept in memory by the thousand
+        self.keys: dict[str, set[Any]] = {"edges": set(), "column_edges": set(), "parent_links": set()}
+
+    def check(self, written: int) -> None:
+        """`written`: the writes count this write took; anything held is dropped unless it follows ours."""
+        if self.written is None or written != self.written + 1:
+            self.clear()
+        self.written = written
+
+    def clear(self) -> None:
+        self.written = None
+        self.clear_rows()
+        for keys in self.keys.values():
+            keys.clear()
+
+    def hold(self, table: str, key: Any, value: dict[str, Any]) -> None:
+        rows = self.rows[table]
+        size = len(value["facets"]) + len(value.get("fields") or "")
+        if size > _CACHED_CHARS // 8:
+            rows.pop(key, None)  # read back from the database when needed again
+            return
+        if len(rows) >= _CACHED_ROWS or self.held_chars + size > _CACHED_CHARS:
+            self.clear_rows()
+        self.held_chars += size
+        rows[key] = SimpleNamespace(**value)
+
+    def clear_rows(self) -> None:
+        self.held_chars = 0
+        for rows in self.rows.values():
+            rows.clear()
+
+    def new_keys(self, table: str, keys: Iterable[Any]) -> list[Any]:
+        """Those of `keys` not written yet (as far as this process knows); they count as written now."""
+        held = self.keys[table]
+        if len(held) >= _CACHED_ROWS * 5:
+            held.clear()
+        fresh = [key for key in keys if key not in held]
+        held.update(fresh)
+        return fresh
 
 
 def now() -> str:
@@ -58,7 +134,11 @@ def _maybe(text: str | None) -> str | None:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON text (pydantic-core's encoder; the standard one for what it refuses)."""
+    try:
+        return to_json(value).decode("utf-8")
+    except (PydanticSerializationError, UnicodeDecodeError):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(slots=True)
@@ -311,13 +391,21 @@ class _Reads:
     _graph_lock: threading.Lock
     _graph_cache: tuple[tuple[int, int], LineageGraph] | None
     _runs: RunIndex
+    _retained_seen: int
 
     def cursor(self) -> tuple[int, int]:
-        """(last event seq, refused requests counted): changes whenever anything was received."""
+        """(last event seq, refused requests counted + retention passes that deleted rows):
+        changes whenever anything was received or deleted."""
+        last, refused, retained = self._marks()
+        return (last, refused + retained)
+
+    def _marks(self) -> tuple[int, int, int]:
         with self.engine.connect() as conn:
             last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
             refused = conn.execute(select(func.max(t.refused.c.id))).scalar() or 0
-        return (int(last), int(refused))
+            info = t.store_info.c
+            retained = conn.execute(select(info.value).where(info.name == RETAINED)).scalar() or 0
+        return (int(last), int(refused), int(retained))
 
     def counters(self, conn: Connection, kind: str) -> dict[str, int]:
         rows = conn.execute(select(t.counters.c.name, t.counters.c.count).where(t.counters.c.kind == kind))
@@ -326,9 +414,12 @@ class _Reads:
     def graph(self) -> tuple[tuple[int, int], LineageGraph]:
         """The `LineageGraph` of everything stored (what `olsdk graph` would draw), cached per cursor."""
         with self._graph_lock:
-            cursor = self.cursor()
+            last, refused, retained = self._marks()
+            cursor = (last, refused + retained)
             if self._graph_cache is not None and self._graph_cache[0] == cursor:
                 return self._graph_cache
+            if retained != self._retained_seen:  # runs were deleted: the run index is read again
+                self._runs, self._retained_seen = RunIndex(), retained
             with self.engine.connect() as conn:
                 graph = self._build_graph(conn, cursor)
             self._graph_cache = (cursor, graph)
@@ -398,41 +489,16 @@ class _Reads:
             )
 
 
-class Store(_Reads):
-    """Events and their derived tables in one database (created when missing)."""
+class _Database:
+    """The write side's connection and statements: each statement compiled once and run on the
+    driver's own cursor, in transactions that take the ``writes`` lock first (`exclusive`)."""
 
-    def __init__(self, db: str, *, refused_rows: int = 10_000, max_response_bytes: int = 64 * 1024 * 1024) -> None:
-        url = database_url(db)
-        self.description = describe_database(db)
-        self.refused_rows = refused_rows
-        self.max_response_bytes = max_response_bytes  # of stored JSON one read answer may hold
-        if url.startswith("sqlite"):
-            path = url.removeprefix("sqlite:///")
-            if path and path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.engine: Engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        else:
-            self.engine = create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
-        self.dialect = self.engine.dialect.name
-        self._sql = self._statements()
-        self._graph_lock = threading.Lock()
-        self._graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
-        self._runs = RunIndex()
-        t.metadata.create_all(self.engine)
-        with self.engine.begin() as conn:
-            found = conn.execute(select(t.store_info.c.value).where(t.store_info.c.name == "schema")).scalar()
-            if found is None:
-                conn.execute(insert(t.store_info).values(name="schema", value=str(t.SCHEMA_VERSION)))
-            elif found != str(t.SCHEMA_VERSION):
-                raise ConfigError(
-                    f"{self.description}: store schema {found}, this olsdk reads {t.SCHEMA_VERSION}", "db"
-                )
-
-    def close(self) -> None:
-        self.engine.dispose()
-
-    # ------------------------------------------------------------------ writes
+    engine: Engine
+    dialect: str
+    _sql: dict[str, Any]
+    _texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]]
+    _conn: Connection | None
+    _cache: WriteCache
 
     def _insert(self, table: Table) -> Any:
         module = pg_dialect if self.dialect == "postgresql" else sqlite_dialect
@@ -451,6 +517,7 @@ class Store(_Reads):
         identity = ("key", "namespace_key", "namespace", "name")
         return {
             "events": insert(t.events),
+            "event_seq": insert(t.events).returning(t.events.c.seq),
             "refused": insert(t.refused),
             "edges": self._insert(t.edges).on_conflict_do_nothing(),
             "column_edges": self._insert(t.column_edges).on_conflict_do_nothing(),
@@ -466,23 +533,145 @@ class Store(_Reads):
                 [t.runs.c.job_key, t.runs.c.run_key],
                 ("job_key", "run_key", "run_id", "job_namespace", "job_name"),
             ),
-            "select_jobs": select(t.jobs).where(t.jobs.c.key.in_(bindparam("keys", expanding=True))),
-            "select_datasets": select(t.datasets).where(t.datasets.c.key.in_(bindparam("keys", expanding=True))),
-            "select_runs": select(t.runs).where(t.runs.c.run_key.in_(bindparam("keys", expanding=True))),
+            "take_writes": update(t.store_info)
+            .where(t.store_info.c.name == WRITES)
+            .values(value=cast(cast(t.store_info.c.value, BigInteger) + 1, Text))
+            .returning(t.store_info.c.value),
+            "count_retained": update(t.store_info)
+            .where(t.store_info.c.name == RETAINED)
+            .values(value=cast(cast(t.store_info.c.value, BigInteger) + 1, Text))
+            .returning(t.store_info.c.value),
+            "last_seq": select(func.max(t.events.c.seq)),
         }
 
+    def exclusive(self, work: Callable[[Connection, int], _T]) -> _T:
+        """`work(connection, writes count)` in one write transaction on the writer's connection.
+
+        Every write first takes the lock of the ``writes`` row (and counts itself in it), so
+        that several server processes on one PostgreSQL database write one at a time: event
+        numbers rise in the order they are committed, and the derived rows are merged on what
+        the previous write left."""
+        conn = self._write_connection()
+        try:
+            with conn.begin():
+                return work(conn, int(self._scalar(conn, "take_writes")))
+        except BaseException:
+            self._cache.clear()  # what this write held is not stored
+            with contextlib.suppress(Exception):
+                conn.close()
+            self._conn = None
+            raise
+
+    def _pipeline(self, conn: Connection) -> contextlib.AbstractContextManager[Any]:
+        """On PostgreSQL, psycopg's pipeline mode: the statements whose results are not read
+        go out together, and the transaction costs a few round trips rather than one each."""
+        if self.dialect != "postgresql" or not _pipeline_supported():  # libpq 14 or later
+            return contextlib.nullcontext()
+        pipeline: contextlib.AbstractContextManager[Any] = conn.connection.driver_connection.pipeline()  # type: ignore[union-attr]
+        return pipeline
+
+    def _compiled(self, name: str, columns: tuple[str, ...]) -> tuple[str, tuple[str, ...] | None]:
+        """The SQL text of a write statement for rows of `columns`, and the order of its
+        parameters when the driver takes them by position (SQLite); compiled once."""
+        found = self._texts.get((name, columns))
+        if found is None:
+            statement, dialect = self._sql[name], self.engine.dialect
+            compiled = (
+                statement.compile(dialect=dialect, column_keys=list(columns))
+                if columns
+                else statement.compile(dialect=dialect, compile_kwargs={"literal_binds": True})  # no parameters
+            )
+            positions = compiled.positiontup
+            found = self._texts[name, columns] = (str(compiled), tuple(positions) if positions else None)
+        return found
+
+    def _put(self, conn: Connection, name: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Run a write statement for `rows` on the driver's own cursor: SQLAlchemy's work per
+        call (about 60 us) is most of the cost of a small write, and these statements are
+        the same every time."""
+        if not rows:
+            return
+        sql, positions = self._compiled(name, tuple(rows[0]))
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            params = rows if positions is None else [tuple(row[key] for key in positions) for row in rows]
+            if len(params) == 1:  # psycopg's executemany enters and leaves a pipeline: dearer for one row
+                cursor.execute(sql, params[0])
+            else:
+                cursor.executemany(sql, params)
+        finally:
+            cursor.close()
+
+    def _put_returning(self, conn: Connection, name: str, row: dict[str, Any]) -> Any:
+        """Run a write statement with ``RETURNING`` for one row: the value it returns."""
+        sql, positions = self._compiled(name, tuple(row))
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(sql, row if positions is None else tuple(row[key] for key in positions))
+            found = cursor.fetchone()
+        finally:
+            cursor.close()
+        return found[0]
+
+    def _rows_of(self, conn: Connection, name: str, keys: list[str]) -> list[SimpleNamespace]:
+        """The stored rows of `keys` (a run's: by run key) of table `name`, on the driver's cursor."""
+        table = t.metadata.tables[name]
+        column = "run_key" if name == "runs" else "key"
+        mark = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
+        names = [c.name for c in table.c]
+        sql = (
+            f"SELECT {', '.join(f'{chr(34)}{n}{chr(34)}' for n in names)} FROM {name} "
+            f'WHERE "{column}" IN ({", ".join([mark] * len(keys))})'
+        )
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(sql, keys)
+            return [SimpleNamespace(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+        finally:
+            cursor.close()
+
+    def _scalar(self, conn: Connection, name: str) -> Any:
+        sql, _ = self._compiled(name, ())
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(sql)
+            row = cursor.fetchone()
+        finally:
+            cursor.close()
+        return None if row is None else row[0]
+
+    def _write_connection(self) -> Connection:
+        """The writer thread's own connection, kept between writes (a pool checkout costs more than a small write)."""
+        if self._conn is None or self._conn.closed or self._conn.invalidated:
+            self._conn = self.engine.connect()
+        return self._conn
+
+
+class _Writes(_Database):
+    """Events and the rows derived from them, written one transaction per group of requests."""
+
+    refused_rows: int
+
     def write(self, batch: Sequence[Received], refusals: Sequence[Refusal] = ()) -> None:
-        """Store `batch` and everything derived from it, and keep `refusals`, in one transaction."""
-        with self.engine.begin() as conn:
+        """Store `batch` and everything derived from it, and keep `refusals`, in one transaction
+        (`exclusive`). A writes count one past this process's last write means no other process
+        wrote in between, and the derived rows this process holds are still current."""
+
+        def work(conn: Connection, written: int) -> None:
+            self._cache.check(written)
             if batch:
-                self._write(conn, batch)
+                with self._pipeline(conn):  # the statements of `_write` read no results through SQLAlchemy
+                    self._write(conn, batch)
             if refusals:
                 self._refuse(conn, refusals)
 
+        self.exclusive(work)
+
     def _refuse(self, conn: Connection, refusals: Sequence[Refusal]) -> None:
         """Keep refused requests (their first bytes) and count them by reason."""
-        conn.execute(
-            self._sql["refused"],
+        self._put(
+            conn,
+            "refused",
             [
                 {
                     "received_at": r.received_at,
@@ -507,25 +696,30 @@ class Store(_Reads):
         rows = _Rows()
         for item in batch:
             rows.add(item)
-        conn.execute(self._sql["events"], rows.events)
-        last_seq = int(conn.execute(select(func.max(t.events.c.seq))).scalar() or 0)
+        if len(rows.events) == 1:  # a single post: its number comes back with it, one round trip fewer
+            last_seq = int(self._put_returning(conn, "event_seq", rows.events[0]))
+        else:
+            self._put(conn, "events", rows.events)
+            last_seq = int(self._scalar(conn, "last_seq") or 0)
         self._upsert_namespaces(conn, rows.spaces)
         self._upsert_entities(conn, t.jobs, rows.jobs)
         self._upsert_entities(conn, t.datasets, rows.datasets)
-        if rows.edges:
-            conn.execute(self._sql["edges"], [_edge_row(key, edge) for key, edge in rows.edges.items()])
-        if rows.columns:
-            conn.execute(self._sql["column_edges"], list(rows.columns.values()))
-        if rows.parents:
-            conn.execute(self._sql["parent_links"], list(rows.parents.values()))
+        new = self._cache.new_keys
+        if edges := new("edges", rows.edges):
+            self._put(conn, "edges", [_edge_row(key, rows.edges[key]) for key in edges])
+        if columns := new("column_edges", rows.columns):
+            self._put(conn, "column_edges", [rows.columns[key] for key in columns])
+        if parents := new("parent_links", rows.parents):
+            self._put(conn, "parent_links", [rows.parents[key] for key in parents])
         self._upsert_runs(conn, rows.runs, last_seq)
         self._count(conn, rows.counts)
 
     def _count(self, conn: Connection, counts: Counter[tuple[str, str]]) -> None:
         if not counts:
             return
-        conn.execute(
-            self._sql["counters"],
+        self._put(
+            conn,
+            "counters",
             [
                 {"key": t.name_key(kind, name), "kind": kind, "name": clean(name), "count": n}
                 for (kind, name), n in counts.items()
@@ -535,20 +729,34 @@ class Store(_Reads):
     def _upsert_namespaces(self, conn: Connection, spaces: dict[str, _Entity]) -> None:
         if not spaces:
             return
-        conn.execute(
-            self._sql["namespaces"],
+        self._put(
+            conn,
+            "namespaces",
             [{"key": k, "name": clean(e.name), "created_at": e.first, "updated_at": e.last} for k, e in spaces.items()],
         )
 
-    def _existing(self, conn: Connection, name: str, keys: list[str]) -> Iterator[Any]:
-        for start in range(0, len(keys), _CHUNK):
-            yield from conn.execute(self._sql[name], {"keys": keys[start : start + _CHUNK]})
+    def _existing(self, conn: Connection, table: str, keys: Iterable[Any]) -> Iterator[Any]:
+        """The stored rows of `keys` (a run's key: (job key, run key)): those this process
+        wrote last from memory, the others from the database."""
+        held = self._cache.rows[table]
+        missing = set()
+        for key in keys:
+            row = held.get(key)
+            if row is None:
+                missing.add(key)
+            else:
+                yield row
+        asked = sorted({key[1] for key in missing} if table == "runs" else missing)
+        for start in range(0, len(asked), _CHUNK):
+            for found in self._rows_of(conn, table, asked[start : start + _CHUNK]):
+                if table != "runs" or (found.job_key, found.run_key) in missing:  # not the same run id of another job
+                    yield found
 
     def _upsert_entities(self, conn: Connection, table: Table, rows: dict[str, _Entity]) -> None:
         if not rows:
             return
         has_fields = table is t.datasets
-        for old in self._existing(conn, f"select_{table.name}", list(rows)):
+        for old in self._existing(conn, table.name, rows):
             row = rows[old.key]
             row.first = min(row.first, old.created_at)
             old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
@@ -578,17 +786,17 @@ class Store(_Reads):
             else:
                 value["invalid_events"] = row.invalid
             values.append(value)
-        conn.execute(self._sql[table.name], values)
+        self._put(conn, table.name, values)
+        for value in values:
+            self._cache.hold(table.name, value["key"], value)
 
     def _upsert_runs(self, conn: Connection, rows: dict[tuple[str, str], _Run], last_seq: int) -> None:
         if not rows:
             return
         accumulators = {key: _RunAccumulator() for key in rows}
         invalid = {key: run.invalid for key, run in rows.items()}
-        for old in self._existing(conn, "select_runs", sorted({run_key for _, run_key in rows})):
+        for old in self._existing(conn, "runs", rows):
             key = (old.job_key, old.run_key)
-            if key not in rows:  # the same run id under another job
-                continue
             run = rows[key]
             accumulators[key] = _accumulator_of(old)
             run.first = min(run.first, old.created_at)
@@ -632,7 +840,102 @@ class Store(_Reads):
                     "updated_seq": last_seq,
                 }
             )
-        conn.execute(self._sql["runs"], values)
+        self._put(conn, "runs", values)
+        for value in values:
+            self._cache.hold("runs", (value["job_key"], value["run_key"]), value)
+
+
+class Store(_Reads, _Writes):
+    """Events and their derived tables in one database (created when missing)."""
+
+    def __init__(
+        self,
+        db: str,
+        *,
+        refused_rows: int = 10_000,
+        max_response_bytes: int = 64 * 1024 * 1024,
+        retention_days: float | None = None,
+    ) -> None:
+        url = database_url(db)
+        self.description = describe_database(db)
+        self.refused_rows = refused_rows
+        self.max_response_bytes = max_response_bytes  # of stored JSON one read answer may hold
+        if url.startswith("sqlite"):
+            path = url.removeprefix("sqlite:///")
+            if path and path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.engine: Engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        else:
+            self.engine = create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+        self.dialect = self.engine.dialect.name
+        self._sql = self._statements()
+        self._texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]] = {}
+        self._graph_lock = threading.Lock()
+        self._graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
+        self._runs = RunIndex()
+        self._retained_seen = 0
+        self.retention_days = retention_days
+        self._conn: Connection | None = None  # the writer's
+        self._cache = WriteCache()
+        self._open_schema()
+
+    def _open_schema(self) -> None:
+        """Create what is missing (tables, indexes, the ``writes`` row) and check the schema's version;
+        on PostgreSQL under a lock, so that servers started together do not create it twice."""
+        with self.engine.begin() as conn:
+            if self.dialect == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
+            t.metadata.create_all(conn)
+            for table in t.metadata.sorted_tables:  # indexes added to a table a store already has
+                for index in table.indexes:
+                    index.create(conn, checkfirst=True)
+            info = t.store_info.c
+            found = conn.execute(select(info.value).where(info.name == "schema")).scalar()
+            if found is None:
+                conn.execute(insert(t.store_info).values(name="schema", value=str(t.SCHEMA_VERSION)))
+            elif found != str(t.SCHEMA_VERSION):
+                raise ConfigError(
+                    f"{self.description}: store schema {found}, this olsdk reads {t.SCHEMA_VERSION}", "db"
+                )
+            for counter in (WRITES, RETAINED):
+                if conn.execute(select(info.value).where(info.name == counter)).scalar() is None:
+                    conn.execute(insert(t.store_info).values(name=counter, value="0"))
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._conn = None
+        self.engine.dispose()
+
+    def retain(self, days: float, now: datetime | None = None) -> dict[str, int]:
+        """Delete what is older than `days` days, as Marquez's retention does (`_retention`):
+        how many jobs, runs, datasets and events, in batches of one transaction each."""
+        limit = _retention.cutoff(days, now)
+        deleted = {}
+        for name, step in _retention.STEPS:
+
+            def work(conn: Connection, _written: int, step: Callable[[Connection, str], int] = step) -> int:
+                self._cache.clear()  # rows this process holds may go
+                done = step(conn, limit)
+                if done:
+                    self._scalar(conn, "count_retained")  # the page's run index is read again
+                return done
+
+            total = batch = self.exclusive(work)
+            while batch == _retention.BATCH:
+                batch = self.exclusive(work)
+                total += batch
+            deleted[name] = total
+        return deleted
+
+
+@functools.cache
+def _pipeline_supported() -> bool:
+    import psycopg
+
+    return bool(psycopg.Pipeline.is_supported())
 
 
 def run_summary(row: Any) -> RunSummary:

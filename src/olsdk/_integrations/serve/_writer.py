@@ -4,7 +4,8 @@ A request hands its events over and waits for the commit, so its 2xx answer mean
 are stored. Requests that arrive while a transaction runs are written together in the
 next one (group commit): with 8 producers posting at once, one commit (one fsync on
 SQLite) serves several of them. When a group fails, each request of it is written on
-its own, so one bad request cannot fail the others.
+its own, so one bad request cannot fail the others. With a retention set, the same thread
+deletes what is older than it (`Store.retain`) at start and every 15 minutes, between writes.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from olsdk._integrations.serve._retention import EVERY_SECONDS
 from olsdk._integrations.serve._store import Received, Refusal, Store
 
 __all__ = ["Writer"]
@@ -25,6 +28,7 @@ __all__ = ["Writer"]
 log = logging.getLogger("olsdk.serve")
 
 MAX_GROUP_EVENTS: Final = 5000
+RETENTION_SECONDS: Final = EVERY_SECONDS  # between retention passes, when retention is set
 
 
 @dataclass(slots=True)
@@ -59,35 +63,45 @@ class Writer:
         self._queue.put(None)
         self._thread.join(timeout)
 
-    def _settle(self, job: _Job, error: BaseException | None) -> None:
+    def _settle(self, outcomes: list[tuple[_Job, BaseException | None]]) -> None:
+        """Answer the requests of a group and wake the page feeds: one wake-up of the event loop."""
+
         def settle() -> None:
-            if job.future.done():
-                return
-            if error is None:
-                job.future.set_result(None)
-            else:
-                job.future.set_exception(error)
+            for job, error in outcomes:
+                if job.future.done():
+                    continue
+                if error is None:
+                    job.future.set_result(None)
+                else:
+                    job.future.set_exception(error)
+            self.on_change()
 
-        self.loop.call_soon_threadsafe(settle)
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody is listening any more
+            self.loop.call_soon_threadsafe(settle)
 
-    def _write(self, jobs: list[_Job]) -> None:
+    def _write(self, jobs: list[_Job]) -> list[tuple[_Job, BaseException | None]]:
         try:
             self.store.write([e for job in jobs for e in job.events], [r for job in jobs for r in job.refusals])
         except Exception as group_error:
             if len(jobs) == 1:
                 log.error("storing failed: %s", group_error)
-                self._settle(jobs[0], group_error)
-                return
-            for job in jobs:  # one at a time, so one bad request fails alone
-                self._write([job])
-            return
-        for job in jobs:
-            self._settle(job, None)
+                return [(jobs[0], group_error)]
+            return [
+                outcome for job in jobs for outcome in self._write([job])
+            ]  # one at a time: one bad request fails alone
+        return [(job, None) for job in jobs]
 
     def _run(self) -> None:
         stopping = False
+        due = time.monotonic() if self.store.retention_days is not None else None  # the next retention pass
         while not stopping:
-            first = self._queue.get()
+            if due is not None and time.monotonic() >= due:
+                self._retain()
+                due = time.monotonic() + RETENTION_SECONDS
+            try:
+                first = self._queue.get(timeout=None if due is None else max(0.0, due - time.monotonic()))
+            except queue.Empty:
+                continue
             if first is None:
                 break
             jobs, count = [first], len(first.events)
@@ -101,6 +115,16 @@ class Writer:
                     break
                 jobs.append(following)
                 count += len(following.events)
-            self._write(jobs)
-            with contextlib.suppress(RuntimeError):  # a closed loop: nobody is listening any more
-                self.loop.call_soon_threadsafe(self.on_change)
+            self._settle(self._write(jobs))
+
+    def _retain(self) -> None:
+        """A retention pass (`Store.retain`); the page feeds are woken when it deleted anything."""
+        assert self.store.retention_days is not None
+        try:
+            deleted = self.store.retain(self.store.retention_days)
+        except Exception as exc:  # the next pass tries again; writes go on
+            log.error("retention failed: %s", exc)
+            return
+        if any(deleted.values()):
+            log.info("retention of %g days deleted %s", self.store.retention_days, deleted)
+            self._settle([])
