@@ -9,6 +9,7 @@ comes here for everything else; the tolerant reader (`olsdk._readers._lenient`) 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeAlias, Union, cast
 
@@ -42,9 +43,24 @@ _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(
             ),
         ),
     ],
-    # Built on first use, with the event classes (see `olsdk.models`).
+    # Built on first use, with the event classes (see `olsdk.models`), by `_adapter`.
     config=ConfigDict(defer_build=True),
 )
+_BUILD_LOCK = threading.Lock()
+_built = False
+
+
+def _adapter() -> TypeAdapter[Event]:
+    """The event adapter, built by the first caller: pydantic's deferred build is not safe
+    when several threads make the first call at once (the others see a half-built adapter
+    and fail with "not fully defined"), as a server's or a Spark listener's first events do."""
+    global _built
+    if not _built:
+        with _BUILD_LOCK:
+            if not _built:
+                _EVENT_ADAPTER.rebuild()
+                _built = True
+    return _EVENT_ADAPTER
 
 
 def parse_strict(
@@ -97,8 +113,8 @@ def _validate(
                 return event
             except PydanticValidationError:
                 pass
-        return _EVENT_ADAPTER.validate_json(data, context=context)
-    return _EVENT_ADAPTER.validate_python(dict(data), context=context)
+        return _adapter().validate_json(data, context=context)
+    return _adapter().validate_python(dict(data), context=context)
 
 
 def _check_data(data: Any) -> None:

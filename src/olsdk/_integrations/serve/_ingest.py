@@ -341,9 +341,9 @@ def sort_batch(data: bytes, received_at: str) -> list[Sorted] | Problem:
 
 
 def warm_readers() -> None:
-    """Build the reader's models before requests come: pydantic builds a model on its first
-    use, and several threads doing so at once can fail (the first events a server reads
-    arrive together when producers are waiting for it)."""
+    """Build the readers' models before requests come: pydantic builds them on first use,
+    which would otherwise be paid by the first requests (they arrive together when producers
+    are waiting for the server)."""
     sample = {
         "eventType": "START",
         "eventTime": "2024-07-01T12:00:00",  # no offset: read leniently, with a problem
