@@ -27,9 +27,8 @@ def hooks() -> ModuleType:
 def test_make_docs_builds_strictly_and_ci_runs_it_after_lint() -> None:
     recipe = (ROOT / "Makefile").read_text(encoding="utf-8").split("\ndocs:", 1)[1].split("\n\n", 1)[0]
     assert "mkdocs build --strict" in recipe
-    steps = [
-        line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if line.startswith("make")
-    ]
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    steps = [line.removeprefix("step ") for line in lines if line.removeprefix("step ").startswith("make")]
     assert steps.index("make docs") == steps.index("make lint") + 1
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     assert config["strict"] is True and config["docs_dir"] == "docs"
