@@ -17,7 +17,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any, Final
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.engine import Connection
 
 from olsdk._builders.facets._base import key_of
@@ -39,11 +39,13 @@ __all__ = [
     "datasets",
     "events",
     "job",
+    "job_listing",
     "jobs",
     "lineage",
     "namespace",
     "namespaces",
     "run",
+    "run_states",
     "runs",
 ]
 
@@ -311,7 +313,7 @@ def _jobs(conn: Connection, rows: list[Any]) -> list[dict[str, Any]]:
                 "context": {},
                 "description": _text_of(facets.get(_JOB_DOCS), "description"),
                 "latestRun": latest[0] if latest else None,
-                "latestRuns": latest,
+                "latestRuns": latest or None,  # as Marquez: none for a job without runs
                 "facets": facets,
                 "currentVersion": None,
                 "labels": [],
@@ -321,14 +323,64 @@ def _jobs(conn: Connection, rows: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def jobs(store: Store, namespace_name: str, limit: int, offset: int) -> dict[str, Any]:
-    space = t.name_key(namespace_name)
+def run_states(values: Iterable[str]) -> frozenset[str] | None:
+    """The graph's run states of Marquez's ``lastRunStates`` (NEW, RUNNING, COMPLETED, ABORTED,
+    FAILED; repeated or comma-separated); None when they name every state (no filter)."""
+    marquez_to_graph = {marquez: graph for graph, marquez in _STATES.items()}
+    chosen = set()
+    for value in values:
+        for word in value.split(","):
+            word = word.strip().upper()
+            if not word:
+                continue
+            if word not in marquez_to_graph:
+                raise ValueError(f"lastRunStates={word[:40]!r}: must be one of {', '.join(sorted(marquez_to_graph))}")
+            chosen.add(marquez_to_graph[word])
+    return frozenset(chosen) if chosen and len(chosen) < len(marquez_to_graph) else None
+
+
+def _jobs_in_states(where: list[Any], states: frozenset[str] | None) -> Any:
+    """The jobs `where` selects, kept to those whose latest run is in `states` and those
+    without runs (as Marquez filters ``lastRunStates``)."""
+    if states is None:
+        return select(t.jobs).where(*where)
+    runs_table = t.runs.c
+    place = (
+        func.row_number()
+        .over(
+            partition_by=runs_table.job_key,
+            order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
+        )
+        .label("place")
+    )
+    ranked = select(runs_table.job_key, runs_table.state, place).subquery()
+    latest = select(ranked.c.job_key, ranked.c.state).where(ranked.c.place == 1).subquery()
+    joined = t.jobs.outerjoin(latest, latest.c.job_key == t.jobs.c.key)
+    return (
+        select(t.jobs)
+        .select_from(joined)
+        .where(*where, or_(latest.c.state.in_(sorted(states)), latest.c.job_key.is_(None)))
+    )
+
+
+def job_listing(
+    store: Store, where: list[Any], order: list[Any], limit: int, offset: int, states: frozenset[str] | None
+) -> dict[str, Any]:
+    """A page of the jobs `where` selects (in `order`), with their total."""
     with store.engine.connect() as conn:
-        query = select(t.jobs).where(t.jobs.c.namespace_key == space).order_by(t.jobs.c.name)
+        chosen = _jobs_in_states(where, states)
+        query = chosen.order_by(*order)
         _fit(conn, _job_sizes(_page(query, limit, offset)), store.max_response_bytes, "jobs")
         rows = list(conn.execute(_page(query, limit, offset)))
-        total = conn.execute(select(func.count()).select_from(t.jobs).where(t.jobs.c.namespace_key == space)).scalar()
+        total = conn.execute(chosen.with_only_columns(func.count(), maintain_column_froms=True)).scalar()
         return {"jobs": _jobs(conn, rows), "totalCount": total or 0}
+
+
+def jobs(
+    store: Store, namespace_name: str, limit: int, offset: int, states: frozenset[str] | None = None
+) -> dict[str, Any]:
+    where = [t.jobs.c.namespace_key == t.name_key(namespace_name)]
+    return job_listing(store, where, [t.jobs.c.name], limit, offset, states)
 
 
 def job(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
@@ -454,9 +506,11 @@ def dataset(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
 def events(
     store: Store, limit: int, offset: int, ascending: bool, before: str | None = None, after: str | None = None
 ) -> dict[str, Any]:
-    """The stored events by event time, those before `before` and at or after `after` (canonical times)."""
+    """The stored run events by event time, those before `before` and at or after `after`
+    (canonical times). Dataset and job events are left out, as Marquez lists only run events
+    here (its web UI reads each event's run)."""
     order = t.events.c.event_time.asc() if ascending else t.events.c.event_time.desc()
-    within = []
+    within = [t.events.c.kind == "run"]
     if before is not None:
         within.append(t.events.c.event_time < before)
     if after is not None:
