@@ -71,6 +71,11 @@ def check_what_the_views_show(path: str, answer: Any) -> None:
     if "/datasets/analytics.jaffle_shop.customers/versions?" in path:
         fields = [[f["name"] for f in version["fields"]] for version in answer["versions"]]
         assert fields[0] == ["customer_id", "first_name", "full_name"] and len(fields) == 3
+    if path.endswith("/datasets/analytics.jaffle_shop.customers"):  # the dataset's page, its tags and field tags
+        assert answer["tags"] == ["tier"]
+        assert {f["name"]: f["tags"] for f in answer["fields"]}["first_name"] == ["pii"]
+    if path == f"/api/v1/namespaces/dbt/jobs/{CUSTOMERS_MODEL}":
+        assert answer["tags"] == ["team"] and answer["parentJobName"] == "dbt-run-jaffle_shop"
     if path.startswith("/api/v1/search?"):
         assert {r["name"] for r in answer["results"]} >= {"analytics.jaffle_shop.customers", CUSTOMERS_MODEL}
 

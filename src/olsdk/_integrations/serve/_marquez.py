@@ -2,8 +2,8 @@
 
 Namespaces, jobs (with their latest runs), runs (state, times, facets), datasets
 (fields from the latest `schema` facet), raw events, and the lineage graph
-(``GET /api/v1/lineage?nodeId=...&depth=...``). Where olsdk keeps less than Marquez
-(no job or dataset versions, no tags, no owners) the field is there, empty.
+(``GET /api/v1/lineage?nodeId=...&depth=...``); tags are the keys of the ``tags`` facets.
+Where olsdk keeps less than Marquez (no owners) the field is there, empty.
 
 Differences, on purpose: a job's inputs and outputs are every dataset any of its
 events named (Marquez: those of its current version); a lineage query from a dataset
@@ -47,6 +47,7 @@ __all__ = [
     "run",
     "run_states",
     "runs",
+    "tag_names",
 ]
 
 # the graph's run states in Marquez's words (NEW: a run with no START/RUNNING/terminal event)
@@ -70,6 +71,7 @@ _JOB_TYPE_FACET = spec_class(
 _JOB_TYPE: Final = key_of(_JOB_TYPE_FACET) if _JOB_TYPE_FACET is not None else None
 _SOURCE_CODE: Final = key_of(SourceCodeLocationJobFacet)
 _NOMINAL_TIME: Final = key_of(NominalTimeRunFacet)
+_TAGS: Final = "tags"  # the tags facet of jobs (TagsJobFacet) and datasets (TagsDatasetFacet, per field too)
 
 
 class NotFound(LookupError):
@@ -317,7 +319,7 @@ def _jobs(conn: Connection, rows: list[Any]) -> list[dict[str, Any]]:
                 "facets": facets,
                 "currentVersion": None,
                 "labels": [],
-                "tags": [],
+                "tags": tag_names(facets),
             }
         )
     return out
@@ -391,6 +393,18 @@ def job(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- datasets
 
 
+def tag_names(facets: dict[str, Any], field: str | None = None) -> list[str]:
+    """The keys of the ``tags`` facet in `facets`: those on the whole job or dataset, or on `field`."""
+    facet = facets.get(_TAGS)
+    entries = facet.get("tags") if isinstance(facet, dict) else None
+    names = set()
+    for entry in entries if isinstance(entries, list) else []:
+        key = entry.get("key") if isinstance(entry, dict) else None
+        if isinstance(key, str) and key and entry.get("field") == field:
+            names.add(key)
+    return sorted(names)
+
+
 def _fields(facets: dict[str, Any]) -> list[dict[str, Any]]:
     schema = facets.get(_SCHEMA)
     listed = schema.get("fields") if isinstance(schema, dict) else None
@@ -402,7 +416,7 @@ def _fields(facets: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "name": entry["name"],
                     "type": kind if isinstance(kind, str) else None,
-                    "tags": [],
+                    "tags": tag_names(facets, entry["name"]),
                     "description": _text_of(entry, "description"),
                 }
             )
@@ -462,7 +476,7 @@ def _dataset(row: Any, extras: tuple[str | None, list[dict[str, Any]] | None] = 
         "namespace": row.namespace,
         "sourceName": _text_of(facets.get(_DATA_SOURCE), "name") or row.namespace,
         "fields": _fields(facets),
-        "tags": [],
+        "tags": tag_names(facets),
         "lastModifiedAt": extras[0],
         "lastLifecycleState": None,
         "description": _text_of(facets.get(_DATASET_DOCS), "description"),
