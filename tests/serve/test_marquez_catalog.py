@@ -44,8 +44,9 @@ def _as_json_schema(node: Any) -> Any:
     return out
 
 
-def check_shape(answer: Any, schema: str) -> None:
-    defs = _as_json_schema(SPEC)
+def check_shape(answer: Any, schema: str, extra: dict[str, Any] | None = None) -> None:
+    """`answer` against Marquez's schema `schema` (and `extra` schemas, in the spec's form)."""
+    defs = _as_json_schema({**SPEC, **(extra or {})})
     # The spec gives FacetsResult.facets as one facet; Marquez (and its web UI) send facets by
     # key, each a facet of that schema.
     defs["FacetsResult"]["properties"]["facets"] = {"additionalProperties": {"$ref": "#/$defs/CustomFacet"}}

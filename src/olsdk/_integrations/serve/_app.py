@@ -316,11 +316,12 @@ class ServeApp:
             parts = [urllib.parse.unquote_to_bytes(p).decode("utf-8") for p in rest.split(b"/")] if rest else []
             limit = _limit(request, self.settings.max_page_items)
             offset = _int_param(request, "offset", 0, 0, 2**62)
+            states = _marquez.run_states(request.query_params.getlist("lastRunStates"))
         except UnicodeDecodeError:
             return _error(400, "the path is not UTF-8 once percent-decoded")
-        except _BadRequest as exc:
+        except (_BadRequest, ValueError) as exc:
             return _error(400, str(exc))
-        call = _namespace_call(self.store, parts, limit, offset)
+        call = _namespace_call(self.store, parts, limit, offset, states)
         if call is not None:
             return await self._read(call)
         return _error(404, f"no such call: {request.url.path} (names with '/' must be percent-encoded)")
@@ -356,7 +357,9 @@ class ServeApp:
         return await self._read(lambda: _marquez.events(self.store, limit, offset, ascending, **span))
 
 
-def _namespace_call(store: Store, parts: list[str], limit: int, offset: int) -> Callable[[], Any] | None:
+def _namespace_call(
+    store: Store, parts: list[str], limit: int, offset: int, states: frozenset[str] | None = None
+) -> Callable[[], Any] | None:
     """The call a path under ``/api/v1/namespaces`` names (its parts percent-decoded), or None."""
     match parts:
         case []:
@@ -364,7 +367,7 @@ def _namespace_call(store: Store, parts: list[str], limit: int, offset: int) -> 
         case [ns]:
             return lambda: _marquez.namespace(store, ns)
         case [ns, "jobs"]:
-            return lambda: _marquez.jobs(store, ns, limit, offset)
+            return lambda: _marquez.jobs(store, ns, limit, offset, states)
         case [ns, "jobs", name]:
             return lambda: _versions.job_with_version(store, ns, name)
         case [ns, "jobs", name, "runs"]:
@@ -588,7 +591,10 @@ class CatalogCalls:
         return _limit(request, self.state.settings.max_page_items), _int_param(request, "offset", 0, 0, 2**62)
 
     async def jobs(self, request: Request) -> Response:
-        return await self._answer(request, lambda store: _catalog.all_jobs(store, *self._page(request)))
+        states = request.query_params.getlist("lastRunStates")
+        return await self._answer(
+            request, lambda store: _catalog.all_jobs(store, *self._page(request), _marquez.run_states(states))
+        )
 
     async def sources(self, request: Request) -> Response:
         return await self._answer(request, lambda store: _catalog.sources(store, *self._page(request)))

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy import Table, func, or_, select
 
 from olsdk._integrations.serve import _schema as t
-from olsdk._integrations.serve._marquez import NotFound, _fit, _job_sizes, _jobs, _page, _split_node
+from olsdk._integrations.serve._marquez import NotFound, _page, _split_node, job_listing
 from olsdk._integrations.serve._store import Store
 
 __all__ = [
@@ -40,14 +40,10 @@ _TAGS: Final = "tags"
 _EVENT_TYPES: Final = ("fail", "start", "complete", "abort")
 
 
-def all_jobs(store: Store, limit: int, offset: int) -> dict[str, Any]:
-    """``GET /api/v1/jobs``: the jobs of every namespace, by namespace and name."""
-    with store.engine.connect() as conn:
-        query = select(t.jobs).order_by(t.jobs.c.namespace, t.jobs.c.name)
-        _fit(conn, _job_sizes(_page(query, limit, offset)), store.max_response_bytes, "jobs")
-        rows = list(conn.execute(_page(query, limit, offset)))
-        total = conn.execute(select(func.count()).select_from(t.jobs)).scalar()
-        return {"jobs": _jobs(conn, rows), "totalCount": total or 0}
+def all_jobs(store: Store, limit: int, offset: int, states: frozenset[str] | None = None) -> dict[str, Any]:
+    """``GET /api/v1/jobs``: the jobs of every namespace, by namespace and name (those whose
+    latest run is in `states`, and those without runs, when given)."""
+    return job_listing(store, [], [t.jobs.c.namespace, t.jobs.c.name], limit, offset, states)
 
 
 # ---------------------------------------------------------------- sources

@@ -2,8 +2,8 @@
 
 Namespaces, jobs (with their latest runs), runs (state, times, facets), datasets
 (fields from the latest `schema` facet), raw events, and the lineage graph
-(``GET /api/v1/lineage?nodeId=...&depth=...``). Where olsdk keeps less than Marquez
-(no job or dataset versions, no tags, no owners) the field is there, empty.
+(``GET /api/v1/lineage?nodeId=...&depth=...``); tags are the keys of the ``tags`` facets.
+Where olsdk keeps less than Marquez (no owners) the field is there, empty.
 
 Differences, on purpose: a job's inputs and outputs are every dataset any of its
 events named (Marquez: those of its current version); a lineage query from a dataset
@@ -17,7 +17,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any, Final
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.engine import Connection
 
 from olsdk._builders.facets._base import key_of
@@ -39,12 +39,15 @@ __all__ = [
     "datasets",
     "events",
     "job",
+    "job_listing",
     "jobs",
     "lineage",
     "namespace",
     "namespaces",
     "run",
+    "run_states",
     "runs",
+    "tag_names",
 ]
 
 # the graph's run states in Marquez's words (NEW: a run with no START/RUNNING/terminal event)
@@ -68,6 +71,7 @@ _JOB_TYPE_FACET = spec_class(
 _JOB_TYPE: Final = key_of(_JOB_TYPE_FACET) if _JOB_TYPE_FACET is not None else None
 _SOURCE_CODE: Final = key_of(SourceCodeLocationJobFacet)
 _NOMINAL_TIME: Final = key_of(NominalTimeRunFacet)
+_TAGS: Final = "tags"  # the tags facet of jobs (TagsJobFacet) and datasets (TagsDatasetFacet, per field too)
 
 
 class NotFound(LookupError):
@@ -311,24 +315,74 @@ def _jobs(conn: Connection, rows: list[Any]) -> list[dict[str, Any]]:
                 "context": {},
                 "description": _text_of(facets.get(_JOB_DOCS), "description"),
                 "latestRun": latest[0] if latest else None,
-                "latestRuns": latest,
+                "latestRuns": latest or None,  # as Marquez: none for a job without runs
                 "facets": facets,
                 "currentVersion": None,
                 "labels": [],
-                "tags": [],
+                "tags": tag_names(facets),
             }
         )
     return out
 
 
-def jobs(store: Store, namespace_name: str, limit: int, offset: int) -> dict[str, Any]:
-    space = t.name_key(namespace_name)
+def run_states(values: Iterable[str]) -> frozenset[str] | None:
+    """The graph's run states of Marquez's ``lastRunStates`` (NEW, RUNNING, COMPLETED, ABORTED,
+    FAILED; repeated or comma-separated); None when they name every state (no filter)."""
+    marquez_to_graph = {marquez: graph for graph, marquez in _STATES.items()}
+    chosen = set()
+    for value in values:
+        for word in value.split(","):
+            word = word.strip().upper()
+            if not word:
+                continue
+            if word not in marquez_to_graph:
+                raise ValueError(f"lastRunStates={word[:40]!r}: must be one of {', '.join(sorted(marquez_to_graph))}")
+            chosen.add(marquez_to_graph[word])
+    return frozenset(chosen) if chosen and len(chosen) < len(marquez_to_graph) else None
+
+
+def _jobs_in_states(where: list[Any], states: frozenset[str] | None) -> Any:
+    """The jobs `where` selects, kept to those whose latest run is in `states` and those
+    without runs (as Marquez filters ``lastRunStates``)."""
+    if states is None:
+        return select(t.jobs).where(*where)
+    runs_table = t.runs.c
+    place = (
+        func.row_number()
+        .over(
+            partition_by=runs_table.job_key,
+            order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
+        )
+        .label("place")
+    )
+    ranked = select(runs_table.job_key, runs_table.state, place).subquery()
+    latest = select(ranked.c.job_key, ranked.c.state).where(ranked.c.place == 1).subquery()
+    joined = t.jobs.outerjoin(latest, latest.c.job_key == t.jobs.c.key)
+    return (
+        select(t.jobs)
+        .select_from(joined)
+        .where(*where, or_(latest.c.state.in_(sorted(states)), latest.c.job_key.is_(None)))
+    )
+
+
+def job_listing(
+    store: Store, where: list[Any], order: list[Any], limit: int, offset: int, states: frozenset[str] | None
+) -> dict[str, Any]:
+    """A page of the jobs `where` selects (in `order`), with their total."""
     with store.engine.connect() as conn:
-        query = select(t.jobs).where(t.jobs.c.namespace_key == space).order_by(t.jobs.c.name)
+        chosen = _jobs_in_states(where, states)
+        query = chosen.order_by(*order)
         _fit(conn, _job_sizes(_page(query, limit, offset)), store.max_response_bytes, "jobs")
         rows = list(conn.execute(_page(query, limit, offset)))
-        total = conn.execute(select(func.count()).select_from(t.jobs).where(t.jobs.c.namespace_key == space)).scalar()
+        total = conn.execute(chosen.with_only_columns(func.count(), maintain_column_froms=True)).scalar()
         return {"jobs": _jobs(conn, rows), "totalCount": total or 0}
+
+
+def jobs(
+    store: Store, namespace_name: str, limit: int, offset: int, states: frozenset[str] | None = None
+) -> dict[str, Any]:
+    where = [t.jobs.c.namespace_key == t.name_key(namespace_name)]
+    return job_listing(store, where, [t.jobs.c.name], limit, offset, states)
 
 
 def job(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
@@ -337,6 +391,18 @@ def job(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- datasets
+
+
+def tag_names(facets: dict[str, Any], field: str | None = None) -> list[str]:
+    """The keys of the ``tags`` facet in `facets`: those on the whole job or dataset, or on `field`."""
+    facet = facets.get(_TAGS)
+    entries = facet.get("tags") if isinstance(facet, dict) else None
+    names = set()
+    for entry in entries if isinstance(entries, list) else []:
+        key = entry.get("key") if isinstance(entry, dict) else None
+        if isinstance(key, str) and key and entry.get("field") == field:
+            names.add(key)
+    return sorted(names)
 
 
 def _fields(facets: dict[str, Any]) -> list[dict[str, Any]]:
@@ -350,7 +416,7 @@ def _fields(facets: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "name": entry["name"],
                     "type": kind if isinstance(kind, str) else None,
-                    "tags": [],
+                    "tags": tag_names(facets, entry["name"]),
                     "description": _text_of(entry, "description"),
                 }
             )
@@ -410,7 +476,7 @@ def _dataset(row: Any, extras: tuple[str | None, list[dict[str, Any]] | None] = 
         "namespace": row.namespace,
         "sourceName": _text_of(facets.get(_DATA_SOURCE), "name") or row.namespace,
         "fields": _fields(facets),
-        "tags": [],
+        "tags": tag_names(facets),
         "lastModifiedAt": extras[0],
         "lastLifecycleState": None,
         "description": _text_of(facets.get(_DATASET_DOCS), "description"),
@@ -454,9 +520,11 @@ def dataset(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
 def events(
     store: Store, limit: int, offset: int, ascending: bool, before: str | None = None, after: str | None = None
 ) -> dict[str, Any]:
-    """The stored events by event time, those before `before` and at or after `after` (canonical times)."""
+    """The stored run events by event time, those before `before` and at or after `after`
+    (canonical times). Dataset and job events are left out, as Marquez lists only run events
+    here (its web UI reads each event's run)."""
     order = t.events.c.event_time.asc() if ascending else t.events.c.event_time.desc()
-    within = []
+    within = [t.events.c.kind == "run"]
     if before is not None:
         within.append(t.events.c.event_time < before)
     if after is not None:

@@ -33,6 +33,7 @@ from olsdk._integrations.serve._marquez import (
     _job_row,
     _run,
     _text_of,
+    tag_names,
 )
 from olsdk._integrations.serve._marquez import dataset as _dataset
 from olsdk._integrations.serve._marquez import job as _job
@@ -109,6 +110,7 @@ def _dataset_versions(conn: Connection, namespace: str, name: str) -> list[dict[
             held["facets"].update(facets)
             held["sourceName"] = _text_of(held["facets"].get(_DATA_SOURCE), "name") or namespace
             held["description"] = _text_of(held["facets"].get(_DATASET_DOCS), "description")
+            held["tags"] = tag_names(held["facets"])
     runs = _runs(conn, {v["_run"] for v in found.values() if v["_run"]})
     for held in found.values():
         held["createdByRun"] = runs.get(held.pop("_run") or "")
