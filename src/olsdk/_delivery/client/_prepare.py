@@ -18,6 +18,7 @@ from olsdk._delivery.client._filters import JobNameFilter
 from olsdk._delivery.client._input import serialise
 from olsdk._delivery.transports._base import Payload, describe_event
 from olsdk._models._runtime._bases import _DEFAULT_PRODUCER as BUILTIN_PRODUCER
+from olsdk._models._runtime._pydantic import dump_data
 
 if TYPE_CHECKING:
     from olsdk._delivery._config import ClientSettings
@@ -108,7 +109,7 @@ class Preparer:
         """Enrichment applies to the event as data (a model's, this client's producer in it),
         before its one serialisation; the result is checked once."""
         if isinstance(event, BaseModel):
-            data = event.__pydantic_serializer__.to_python(event, mode="json", exclude_defaults=True, warnings=False)
+            data = dump_data(event)
             if self._swap:
                 _swap_producer(data, BUILTIN_PRODUCER, self.producer)
         elif isinstance(event, Mapping):

@@ -118,6 +118,13 @@ def dump_json(model: BaseModel) -> bytes:
     return data
 
 
+def dump_data(model: BaseModel) -> Any:
+    """A model as JSON data (dicts, lists, text, numbers), as `dump_json` would write it: for a
+    caller that changes the event as data before its one serialisation. From the serializer for
+    the same reasons as `dump_json` (`model_dump` adds one more Python frame per call)."""
+    return model.__pydantic_serializer__.to_python(model, mode="json", exclude_defaults=True, warnings=False)
+
+
 def own_core_schema(cls: type[BaseModel]) -> CoreSchema | None:
     """The core schema a built class keeps (what pydantic's own schema hook returns for a
     class already built); no public API gives it."""
