@@ -312,7 +312,8 @@ class Store:
             return 0
         with self.transaction() as conn:
             count = conn.execute(
-                "UPDATE records SET owner = NULL, state = 'retrying' WHERE owner = ? AND state != 'given_up'",
+                "UPDATE records SET owner = NULL, state = 'retrying', reason = CASE WHEN reason = '' AND state ="
+                " 'pending' THEN 'not answered before close' ELSE reason END WHERE owner = ? AND state != 'given_up'",
                 (self.owner,),
             ).rowcount
             conn.execute("DELETE FROM roles WHERE owner = ?", (self.owner,))
