@@ -32,11 +32,12 @@ Each document runs in a fresh working folder with HOME, XDG_STATE_HOME (the spoo
 it, the test environment's ``bin`` first on PATH (as in an activated virtual environment)
 and no ``OPENLINEAGE*`` variables; a real HTTP lineage server on 127.0.0.1 is started
 for it (``lineage_server`` in the namespace) and stopped after it, as are the working
-folder, the environment and the process-wide producer. Spark runs in ``local[2]`` with two
-shuffle partitions, as the tests run it, its tables and relative paths in the working
-folder (``prepare_spark`` says how, also when the Spark tests' JVM is up). Python blocks
-that name ``spark`` (a session, or the word in a comment of the checks after a Spark
-block) carry the ``spark`` marker (``-m "not spark"`` leaves them out).
+folder, the environment, the process-wide producer and the custom facets it registered.
+Spark runs in ``local[2]`` with two shuffle partitions, as the tests run it, its tables
+and relative paths in the working folder (``prepare_spark`` says how, also when the
+Spark tests' JVM is up). Python blocks that name ``spark`` (a session, or the word in a
+comment of the checks after a Spark block) carry the ``spark`` marker (``-m "not spark"``
+leaves them out); a document with one is run on the Spark tests' worker, after them.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ from sybil import Example, Sybil
 from sybil.evaluators.python import PythonEvaluator
 from sybil.evaluators.skip import Skipper
 from sybil.parsers.markdown import ClearNamespaceParser, CodeBlockParser, PythonCodeBlockParser, SkipParser
+
+from olsdk._foundation import _registry
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -202,7 +205,7 @@ def setup_document(namespace: dict[str, Any]) -> None:
     from tests.support.client_testkit import LineageServer
 
     workdir = Path(tempfile.mkdtemp(prefix="olsdk-docs-"))
-    namespace[_SAVED] = (os.getcwd(), dict(os.environ), olsdk.get_default_producer())
+    namespace[_SAVED] = (os.getcwd(), dict(os.environ), olsdk.get_default_producer(), set(_registry.DEFAULT.custom()))
     for name in [n for n in os.environ if n.upper().startswith("OPENLINEAGE")]:
         del os.environ[name]
     # the environment of a reader whose virtual environment is active: `python`, `olsdk`
@@ -252,7 +255,9 @@ def teardown_document(namespace: dict[str, Any]) -> None:
     import olsdk
 
     namespace["lineage_server"].stop()
-    cwd, environ, producer = namespace.pop(_SAVED)
+    cwd, environ, producer, facet_keys = namespace.pop(_SAVED)
+    for entity, key in set(_registry.DEFAULT.custom()) - facet_keys:  # the document's own facets
+        _registry.DEFAULT.unregister(entity, key)
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(environ)

@@ -142,11 +142,18 @@ SHARED_WORKER = ("spark", "airflow", "dbt", "postgres")
 
 
 def group_for_workers(items: list[pytest.Item]) -> None:
-    """The pytest-xdist group of each test (see the module docstring); `--dist loadgroup` reads it."""
+    """The pytest-xdist group of each test (see the module docstring); `--dist loadgroup` reads it.
+    A module or document with one test of a shared environment goes whole to that environment's
+    worker: its module fixtures, or its code blocks' namespace, stay in one process."""
+    groups: dict[str, str] = {}
     for item in items:
+        path = item.nodeid.split("::")[0]
         shared = next((name for name in SHARED_WORKER if item.get_closest_marker(name) is not None), None)
-        group = shared or item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+        if shared is not None:
+            groups.setdefault(path, shared)
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(groups.get(path, path)))
 
 
 def skip_missing_extras(items: list[pytest.Item]) -> None:
