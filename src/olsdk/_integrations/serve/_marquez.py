@@ -230,19 +230,25 @@ def _io(conn: Connection, job_keys: list[str]) -> dict[str, dict[str, list[dict[
     return found
 
 
+def _place_in_job() -> Any:
+    """A run's place among its job's runs, latest first (1 is the latest), as a job's page orders them."""
+    runs_table = t.runs.c
+    return (
+        func.row_number()
+        .over(
+            partition_by=runs_table.job_key,
+            order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
+        )
+        .label("place")
+    )
+
+
 def _latest_runs(conn: Connection, job_keys: list[str]) -> dict[str, list[dict[str, Any]]]:
     """Each job's latest runs, latest first: one query for all of them."""
     found: dict[str, list[dict[str, Any]]] = {key: [] for key in job_keys}
     runs_table = t.runs.c
     for start in range(0, len(job_keys), 500):
-        place = (
-            func.row_number()
-            .over(
-                partition_by=runs_table.job_key,
-                order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
-            )
-            .label("place")
-        )
+        place = _place_in_job()
         ranked = select(t.runs, place).where(runs_table.job_key.in_(job_keys[start : start + 500])).subquery()
         query = select(ranked).where(ranked.c.place <= _LATEST_RUNS).order_by(ranked.c.job_key, ranked.c.place)
         for row in conn.execute(query):
@@ -254,14 +260,7 @@ def _job_sizes(page: Any) -> Any:
     """Each job's facets and its latest runs' facets, in bytes (about), in page order."""
     jobs_page = page.subquery()
     runs_table = t.runs.c
-    place = (
-        func.row_number()
-        .over(
-            partition_by=runs_table.job_key,
-            order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
-        )
-        .label("place")
-    )
+    place = _place_in_job()
     ranked = select(runs_table.job_key, func.length(runs_table.facets).label("size"), place).subquery()
     latest = (
         select(ranked.c.job_key, func.sum(ranked.c.size).label("size"))
@@ -347,14 +346,7 @@ def _jobs_in_states(where: list[Any], states: frozenset[str] | None) -> Any:
     if states is None:
         return select(t.jobs).where(*where)
     runs_table = t.runs.c
-    place = (
-        func.row_number()
-        .over(
-            partition_by=runs_table.job_key,
-            order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
-        )
-        .label("place")
-    )
+    place = _place_in_job()
     ranked = select(runs_table.job_key, runs_table.state, place).subquery()
     latest = select(ranked.c.job_key, ranked.c.state).where(ranked.c.place == 1).subquery()
     joined = t.jobs.outerjoin(latest, latest.c.job_key == t.jobs.c.key)
