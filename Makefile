@@ -91,7 +91,7 @@ test-fast: spec
 
 # The smoke tests of the benchmark harness (tests/bench), left out of `make test`.
 test-bench: spec
-	$(VENV)/bin/pytest -q -m bench tests/bench
+	$(VENV)/bin/pytest -q $(XDIST) -m bench tests/bench
 
 # The main job: an example PySpark pipeline in local[2] emitting lineage to
 # demo-output/lineage.ndjson (or to $$OPENLINEAGE_URL when set).
