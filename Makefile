@@ -74,7 +74,8 @@ format: setup
 
 # Test runs use WORKERS pytest-xdist processes; tests/support/selection.py keeps a module's
 # tests, and every Spark, Airflow, dbt or PostgreSQL test, on one worker (`WORKERS=0`: one process).
-WORKERS ?= 2
+# Three on two cores: the tests spend much of their time waiting on processes and sockets.
+WORKERS ?= 3
 XDIST := -n $(WORKERS) --dist loadgroup
 
 # The whole suite but the benchmark smoke tests (make test-bench): what CI runs.

@@ -18,7 +18,7 @@ The root `conftest.py` hands these hooks to pytest. At collection:
 - **the benchmark smoke tests run when asked for**: with `-m` naming `bench`, or a path under
   tests/bench on the command line (`make test-bench`); otherwise they are deselected.
 
-- **one worker per group** under pytest-xdist (`make test` and `make test-fast` run two
+- **one worker per group** under pytest-xdist (the Makefile's test targets run three
   workers with `--dist loadgroup`): a test module's tests stay together (its module fixtures
   are built once; a document's code blocks share one namespace and run in order), and the tests
   of one heavy environment share one worker: every Spark test one SparkSession, every Airflow
