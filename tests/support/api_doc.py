@@ -1,7 +1,7 @@
 """The public API as `docs/reference/api/index.md` lists it: each public module and its `__all__`.
 
 `python -m tests.support.api_doc > docs/reference/api/index.md` rewrites the page from the code (the
-first line of each name's docstring); `tests/api/test_exported_members.py` fails when
+first sentence of each name's docstring); `tests/api/test_exported_members.py` fails when
 the page and the code disagree, so a change of the public API is always a visible one.
 """
 
@@ -76,7 +76,8 @@ def summary(obj: Any) -> str:
         return facet
     doc = inspect.getdoc(obj) if callable(obj) or inspect.isclass(obj) or inspect.ismodule(obj) else None
     first = (doc or "").strip().split("\n\n")[0].replace("\n", " ")
-    return first.replace("|", "\\|")
+    sentence = re.split(r"(?<=\.)\s+(?=[A-Z])", first, maxsplit=1)[0]  # a table cell: the first sentence
+    return sentence.replace("|", "\\|")
 
 
 def render() -> str:
