@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs.test_makefile import make
+
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow  # child pytest runs: make test, not make test-fast
@@ -36,16 +38,7 @@ def collected(*args: str) -> list[str]:
 
 
 def test_make_test_fast_builds_no_airflow_or_dbt_environment_and_leaves_the_slow_ones_out() -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
-    done = subprocess.run(
-        ["make", "--no-print-directory", "-n", "-o", ".venv/.installed", "test-fast"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = make("-n", "-o", ".venv/.installed", "test-fast")
     assert done.returncode == 0, done.stdout + done.stderr
     assert ".venv-airflow" not in done.stdout and ".venv-dbt" not in done.stdout
     command = done.stdout.strip().splitlines()[-1]
@@ -107,12 +100,5 @@ def test_two_workers_keep_the_tests_of_a_module_or_document_on_one_worker() -> N
             workers.setdefault(nodeid.split("::")[0], set()).add(worker)
     assert set(workers) == {"docs/explanation/benchmarks.md", "tests/test_shape.py"}
     assert all(len(on) == 1 for on in workers.values()), workers
-    make = subprocess.run(
-        ["make", "--no-print-directory", "-n", "-o", ".venv/.installed", "-o", "spec", "test"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert re.search(r" -n \d+ --dist loadgroup\b", make.stdout.strip().splitlines()[-1]), make.stdout + make.stderr
+    dry = make("-n", "-o", ".venv/.installed", "-o", "spec", "test")
+    assert re.search(r" -n \d+ --dist loadgroup\b", dry.stdout.strip().splitlines()[-1]), dry.stdout + dry.stderr
