@@ -20,9 +20,9 @@ from collections.abc import Sequence
 __all__ = ["COMMANDS", "COMMAND_MODULES", "build_parser", "main"]
 
 COMMANDS: dict[str, str] = {
-    "config": "olsdk._delivery.client._commands",
-    "replay": "olsdk._delivery.client._replay_cli",
-    "send": "olsdk._delivery.client._replay_cli",
+    "config": "olsdk._integrations._config_cli",
+    "replay": "olsdk._integrations._replay_cli",
+    "send": "olsdk._integrations._replay_cli",
     "facets": "olsdk._builders.facets._cli",
     "graph": "olsdk._integrations._graph._cli",
     "inspect": "olsdk._integrations._graph._cli",

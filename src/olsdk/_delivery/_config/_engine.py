@@ -17,7 +17,6 @@ import contextvars
 import dataclasses
 import difflib
 import functools
-import json
 import re
 import types
 import typing
@@ -29,14 +28,12 @@ from pydantic import BaseModel, ConfigDict, SecretStr, TypeAdapter, ValidationEr
 from pydantic.functional_validators import BeforeValidator
 from pydantic_core import PydanticCustomError
 
+from olsdk._foundation._documents import json_text
 from olsdk._foundation._exceptions import ConfigError
 from olsdk._foundation._secrets import is_secret_key, masked
 
 T = TypeVar("T")
 Origins = Mapping[tuple[str, ...], str]  # where each value came from, by normalised key path
-MAX_DEPTH = 32  # nesting levels of a configuration document; a real one needs fewer than 10
-MAX_NODES = 10_000  # values, counting every alias expansion; a real configuration has a few hundred
-MAX_TEXT_BYTES = 1_048_576  # an openlineage.yml or a JSON variable
 _RULES = {  # pydantic's error types -> the rule a message states
     **dict.fromkeys(("int", "int_from_float"), "expected an integer"),
     "float": "expected a number",
@@ -96,56 +93,11 @@ def unknown_key_error(key: str, path: tuple[str, ...], candidates: list[str], or
     return fail(unknown_key(key, candidates), (*path, key), origins)
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"the JSON text holds {name}, which is not JSON")
-
-
-def json_text(value: str) -> Any:
-    """JSON text given for a section; a ValueError never echoes the text (it may hold secrets)."""
-    if len(value) > MAX_TEXT_BYTES:
-        raise ValueError(f"JSON text of {len(value)} characters, over the limit of {MAX_TEXT_BYTES}")
-    try:
-        data = json.loads(value, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        where = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-        raise ValueError(f"expected a mapping or JSON text; the text is not valid JSON ({where})") from None
-    except RecursionError:
-        raise ValueError(f"JSON text nested deeper than {MAX_DEPTH} levels") from None
-    except ValueError as exc:
-        raise ValueError(f"expected a mapping or JSON text; {exc}") from None
-    check_shape(data, "the JSON text")
-    return data
-
-
 def parse_json_text(value: str, path: tuple[str, ...], origins: Origins) -> Any:
     try:
         return json_text(value)
     except ValueError as exc:
         raise fail(str(exc), path, origins) from None
-
-
-def check_shape(data: Any, what: str = "configuration") -> None:
-    """Refuse documents nested deeper than MAX_DEPTH, holding a cycle (a recursive YAML
-    alias) or expanding to more than MAX_NODES values (an alias bomb); ConfigError."""
-    sizes: dict[int, int] = {}
-    ancestors: set[int] = set()
-
-    def size(node: Any, depth: int) -> int:
-        if not isinstance(node, dict | list | tuple):
-            return 1
-        if id(node) in ancestors:
-            raise ConfigError(f"{what} refers to itself (a recursive alias)")
-        if id(node) not in sizes:
-            if depth > MAX_DEPTH:
-                raise ConfigError(f"{what} is nested deeper than {MAX_DEPTH} levels")
-            ancestors.add(id(node))
-            sizes[id(node)] = 1 + sum(size(c, depth + 1) for c in (node.values() if isinstance(node, dict) else node))
-            ancestors.discard(id(node))
-            if sizes[id(node)] > MAX_NODES:
-                raise ConfigError(f"{what} expands to more than {MAX_NODES} values (aliases included)")
-        return sizes[id(node)]
-
-    size(data, 0)
 
 
 def display_names(cls: Any) -> dict[str, str]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import difflib
-import functools
 import logging
 import os
 from collections.abc import Mapping
@@ -22,14 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from olsdk._delivery._config._airflow import AirflowConfig, airflow_config
-from olsdk._delivery._config._engine import MAX_DEPTH, MAX_TEXT_BYTES, Origins, build, check_shape, norm, origin_of
+from olsdk._delivery._config._engine import Origins, build, norm, origin_of
 from olsdk._delivery._config._settings import ClientSettings
+from olsdk._foundation._documents import MAX_DEPTH, check_shape, read_yaml_file
 from olsdk._foundation._exceptions import ConfigError
 from olsdk._foundation._secrets import masked
 
 log = logging.getLogger("olsdk.config")
-ENV_PREFIX, MAX_ALIASES = "OPENLINEAGE__", 100
+ENV_PREFIX = "OPENLINEAGE__"
 Tree = dict[str, Any]
 # variables the client reads (a near miss of one gets a warning), and those other integrations read
 CLIENT_VARIABLES = tuple(
@@ -68,62 +67,10 @@ def _readable(path: Path, named_by: str) -> Path:
     return path
 
 
-@functools.cache
-def _loader_class() -> type[Any]:
-    """PyYAML's safe loader refusing deep nesting, many aliases and recursive ones (made on first use:
-    PyYAML is imported only when a configuration file is read)."""
-    import yaml
-
-    class _BoundedLoader(yaml.SafeLoader):
-        depth = aliases = 0
-        open_anchors: frozenset[str] = frozenset()
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            line, anchor = event.start_mark.line + 1 if event.start_mark else 0, getattr(event, "anchor", None)
-            if isinstance(event, yaml.AliasEvent):
-                self.aliases += 1
-                if self.aliases > MAX_ALIASES:
-                    raise ConfigError(f"more than {MAX_ALIASES} aliases (line {line})")
-                if anchor in self.open_anchors:
-                    raise ConfigError(f"alias *{anchor} refers to a node that contains it (line {line})")
-                return super().compose_node(parent, index)
-            if self.depth >= MAX_DEPTH:
-                raise ConfigError(f"nested deeper than {MAX_DEPTH} levels (line {line})")
-            outer = self.open_anchors
-            self.depth += 1
-            self.open_anchors = outer | {anchor} if anchor else outer
-            try:
-                return super().compose_node(parent, index)
-            finally:
-                self.depth, self.open_anchors = self.depth - 1, outer
-
-    return _BoundedLoader
-
-
 def read_config_file(path: Path) -> Tree:
     """One ``openlineage.yml`` (the client's lookup and Airflow's ``config_path``); a ConfigError names it."""
-    import yaml
-
     where = f"OpenLineage config file {path}"
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_TEXT_BYTES + 1)
-        if len(raw) > MAX_TEXT_BYTES:
-            raise ConfigError(f"larger than {MAX_TEXT_BYTES} bytes")
-        loader = _loader_class()(raw.decode("utf-8-sig"))
-        try:
-            data = loader.get_single_data()
-        finally:
-            loader.dispose()
-    except OSError as exc:
-        raise ConfigError(f"cannot read {where}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{where}: not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})") from None
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"cannot read {where}: {exc}") from None
+    data = read_yaml_file(path, where)
     if not isinstance(data, dict | None):
         raise ConfigError(f"{path}: the top level must be a mapping, got {type(data).__name__}")
     check_shape(data, where)
@@ -210,6 +157,19 @@ def _leaves(tree: Any, label: str, prefix: tuple[str, ...] = ()) -> Origins:
     return {at: o for key, value in tree.items() for at, o in _leaves(value, label, (*prefix, norm(str(key)))).items()}
 
 
+@dataclass(frozen=True)
+class HostConfig:
+    """What a host program hands the client as code would (Airflow's OpenLineage provider): ``data``, or
+    the ``file`` to read; ``source`` says where it was set (None: nothing, the official lookup applies
+    alone); ``disabled_by`` a setting of the host's that turns OpenLineage off; ``warnings`` for the user."""
+
+    data: dict[str, Any]
+    source: str | None
+    disabled_by: str | None = None
+    warnings: tuple[str, ...] = ()
+    file: Path | None = None
+
+
 @dataclass(frozen=True, repr=False)
 class LoadedConfig:
     """The merged configuration, validated, with where each value came from (``settings.transport``
@@ -221,7 +181,7 @@ class LoadedConfig:
     file: Path | None = None
     disabled: bool = False
     warnings: tuple[str, ...] = ()  # near misses of OpenLineage variable names (logged as warnings too)
-    airflow: AirflowConfig | None = None  # what Airflow's OpenLineage provider configures (``load(airflow=True)``)
+    host: HostConfig | None = None  # what a host program configured (``load(host=...)``)
 
     def __repr__(self) -> str:
         return f"LoadedConfig(file={self.file}, data={masked(self.data)!r})"
@@ -260,15 +220,14 @@ def load(
     environ: Mapping[str, str] | None = None,
     cwd: str | None = None,
     home: str | None = None,
-    airflow: bool = False,
+    host: HostConfig | None = None,
 ) -> LoadedConfig:
     """Merge file, environment and code configuration and validate the client settings.
 
-    ``airflow``: what Airflow's OpenLineage provider configures counts too (see ``_airflow``), where
-    the provider applies it: over file and environment, under code.
+    ``host``: what a host program configures counts too, where Airflow's OpenLineage provider applies
+    it: over file and environment, under code.
     """
     env = os.environ if environ is None else environ
-    host = airflow_config(env, home) if airflow else None
     warnings = (*near_misses(env), *(host.warnings if host else ()))
     for warning in warnings:
         log.warning("%s", warning)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from olsdk._delivery._config import LoadedConfig, fail, load, norm
+from olsdk._delivery._config import HostConfig, LoadedConfig, fail, load, norm
 from olsdk._delivery.transports._factory import COMPAT_TRANSPORT, CompatSettings, check_transport, parse_transport
 from olsdk._models._runtime import PATTERN_RULES, URI_PATTERN
 
@@ -25,13 +25,13 @@ def load_config(
     environ: Mapping[str, str] | None = None,
     cwd: str | None = None,
     home: str | None = None,
-    airflow: bool = False,
+    host: HostConfig | None = None,
 ) -> LoadedConfig:
     """Merge file, environment and code configuration (code > environment > file) and
     validate all of it; a problem raises ``ConfigError`` naming the key and its source.
-    ``airflow``: Airflow's OpenLineage provider's options count too (the CLI's commands).
+    ``host``: what a host program configures counts too (the CLI's commands: Airflow's provider).
     """
-    loaded = load(config, environ=environ, cwd=cwd, home=home, airflow=airflow)
+    loaded = load(config, environ=environ, cwd=cwd, home=home, host=host)
     if loaded.settings.transport:
         check_transport(loaded.settings.transport, ("transport",), loaded.origins)
     producer = loaded.settings.producer

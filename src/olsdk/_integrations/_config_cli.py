@@ -1,9 +1,11 @@
-"""``olsdk config show`` (``olsdk replay`` and ``olsdk send`` live in ``_replay_cli``)."""
+"""``olsdk config show`` (``olsdk replay`` and ``olsdk send`` live in ``_replay_cli``): what the client and
+Airflow's OpenLineage provider would use, with where each value came from."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -13,6 +15,7 @@ from olsdk._delivery._config import masked
 from olsdk._delivery.client._config import load_config
 from olsdk._delivery.client._effective import effective
 from olsdk._foundation._exceptions import ConfigError
+from olsdk._integrations._airflow_config import airflow_config
 
 __all__ = ["register"]
 
@@ -37,7 +40,7 @@ def _value_text(value: Any) -> str:
 
 def _config_show(args: argparse.Namespace) -> int:
     try:
-        loaded = load_config(airflow=True)
+        loaded = load_config(host=airflow_config(os.environ))
         entries = effective(loaded)
     except ConfigError as exc:
         print(f"olsdk: invalid OpenLineage configuration: {exc}", file=sys.stderr)
@@ -46,8 +49,8 @@ def _config_show(args: argparse.Namespace) -> int:
         out = {
             "file": str(loaded.file) if loaded.file else None,
             "airflow": None
-            if loaded.airflow is None
-            else {"source": loaded.airflow.source, "disabled_by": loaded.airflow.disabled_by},
+            if loaded.host is None
+            else {"source": loaded.host.source, "disabled_by": loaded.host.disabled_by},
             "warnings": list(loaded.warnings),
             "disabled": loaded.disabled,
             "config": masked(loaded.data),
@@ -57,7 +60,7 @@ def _config_show(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2, default=str))
         return 0
     print(f"# config file: {loaded.file or 'none found'}")
-    airflow = loaded.airflow
+    airflow = loaded.host
     if airflow is not None and airflow.source:
         print(f"# Airflow's OpenLineage provider: {airflow.source}")
         print("# precedence: Airflow > file > environment variables (as the provider gives it to the official client)")

@@ -41,6 +41,7 @@ from olsdk._delivery.client._spool import (
 from olsdk._delivery.transports._base import Payload, Transport, describe_event
 from olsdk._delivery.transports._factory import create_transport
 from olsdk._foundation._exceptions import ConfigError, DeliveryError, Problem
+from olsdk._integrations._airflow_config import airflow_config
 from olsdk._readers._validate import validate_event
 
 __all__ = ["register"]
@@ -186,7 +187,7 @@ def _spool_to_replay(args: argparse.Namespace, loaded: LoadedConfig) -> Path | i
 
 def _replay(args: argparse.Namespace) -> int:
     try:
-        loaded = load_config(airflow=True)
+        loaded = load_config(host=airflow_config(os.environ))
         path = _spool_to_replay(args, loaded)
         if isinstance(path, int):
             return path
@@ -392,7 +393,7 @@ class _Sending:
 
 def _send(args: argparse.Namespace) -> int:
     try:
-        loaded = load_config(airflow=True)
+        loaded = load_config(host=airflow_config(os.environ))
         files = _send_files(args.files)
         if isinstance(files, str):
             print(f"olsdk: {files}", file=sys.stderr)

@@ -14,27 +14,15 @@ import configparser
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from olsdk._delivery._config._engine import MAX_TEXT_BYTES, parse_json_text
+from olsdk._delivery._config import HostConfig, parse_json_text
+from olsdk._foundation._documents import MAX_TEXT_BYTES
 from olsdk._foundation._exceptions import ConfigError
 
 SECTION, ENV_PREFIX = "openlineage", "AIRFLOW__OPENLINEAGE__"
 _VARIABLE = re.compile(r"\$(\w+|\{[^}$]*\})")
-
-
-@dataclass(frozen=True)
-class AirflowConfig:
-    """What the provider hands the official client (``data``, or the ``file`` to read; neither: the official
-    lookup applies alone), the option and place it was set (``source``), and whether the provider is disabled."""
-
-    data: dict[str, Any]
-    source: str | None
-    disabled_by: str | None = None
-    warnings: tuple[str, ...] = ()
-    file: Path | None = None
 
 
 def _expand(value: str, environ: Mapping[str, str], home: str | None) -> str:
@@ -82,7 +70,7 @@ def _option(
     return (value, where) if value else None
 
 
-def airflow_config(environ: Mapping[str, str], home: str | None = None) -> AirflowConfig | None:
+def airflow_config(environ: Mapping[str, str], home: str | None = None) -> HostConfig | None:
     """What the provider configures, or None when Airflow configures no OpenLineage at all."""
     named = environ.get("AIRFLOW_CONFIG", environ.get("AIRFLOW_HOME", "~/airflow") + "/airflow.cfg")
     path = Path(_expand(named, environ, home))
@@ -103,17 +91,17 @@ def airflow_config(environ: Mapping[str, str], home: str | None = None) -> Airfl
             "options are not used either. Put the connection's configuration in a file and name it with "
             "OPENLINEAGE_CONFIG for olsdk"
         )
-        return AirflowConfig({}, None, disabled_by, (note,))
+        return HostConfig({}, None, disabled_by, (note,))
     if (file := get("config_path")) is not None:
         if not Path(file[0]).is_file():
             why = "does not exist" if not Path(file[0]).exists() else "is not a file"
             where = f"from [{SECTION}] config_path, {file[1]}"
             raise ConfigError(f"OpenLineage config file {file[0]} ({where}) {why}", "config_path")
-        return AirflowConfig({}, f"{file[0]} ([{SECTION}] config_path, {file[1]})", disabled_by, file=Path(file[0]))
+        return HostConfig({}, f"{file[0]} ([{SECTION}] config_path, {file[1]})", disabled_by, file=Path(file[0]))
     if (transport := get("transport")) is not None:
         where = f"[{SECTION}] transport ({transport[1]})"
         section = parse_json_text(transport[0], ("transport",), {("transport",): where})
         if not isinstance(section, dict):
             raise ConfigError(f"transport: {where} must be a JSON object, got {type(section).__name__}", "transport")
-        return AirflowConfig({"transport": section}, where, disabled_by)
-    return AirflowConfig({}, None, disabled_by)
+        return HostConfig({"transport": section}, where, disabled_by)
+    return HostConfig({}, None, disabled_by)
