@@ -255,7 +255,9 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
 
     # As on the models: `extra` says what becomes of keys the spec does not define
     # ("allow": kept, the default; "forbid" where the spec says additionalProperties: false).
-    if TYPE_CHECKING:  # declared for type checkers only: see `olsdk._models._runtime._bases.OLModel`
+    # Declared for type checkers only: in this module an annotation is text, which
+    # `_typed_dict` (`typing.get_type_hints`) would evaluate again for every record class.
+    if TYPE_CHECKING:
         model_config: ClassVar[ConfigDict]
         __olsdk_fields__: ClassVar[tuple[str, ...]]
         __olsdk_required__: ClassVar[frozenset[str]]
