@@ -204,6 +204,18 @@ def test_a_producer_that_is_no_uri_fails_at_client_creation(tmp_path: Path) -> N
     assert [p.event()["producer"] for p in sent] == ["https://example.com/acme"] * 2
 
 
+def test_a_producer_is_checked_by_the_rule_the_models_check() -> None:
+    # a line break after the URI: the models refuse it in an event, so the client refuses it too
+    with pytest.raises(olsdk.ConfigError, match="producer: not an absolute URI"):
+        OpenLineageClient(CallbackTransport(print), producer="https://example.com/acme\n", environ={})
+    from olsdk.models import EventType, Job, Run, RunEvent
+
+    with pytest.raises(olsdk.ValidationError, match="producer"):
+        run, job = Run(runId="0190d3a4-7b5c-7a3e-9f00-1234567890ab"), Job(namespace="ns", name="job")
+        RunEvent(eventType=EventType.START, run=run, job=job, producer="https://example.com/acme\n")
+    OpenLineageClient(CallbackTransport(print), producer="urn:acme:pipelines", environ={}, spool=False).close()
+
+
 def test_delivery_error_is_importable_from_olsdk() -> None:
     from olsdk import DeliveryError as Exported
 

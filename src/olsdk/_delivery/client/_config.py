@@ -8,13 +8,12 @@ fails when the configuration is loaded, not when the first event is sent.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from olsdk._delivery._config import HostConfig, LoadedConfig, fail, load, norm
 from olsdk._delivery.transports._factory import COMPAT_TRANSPORT, CompatSettings, check_transport, parse_transport
-from olsdk._models._runtime import PATTERN_RULES, URI_PATTERN
+from olsdk._models._runtime import PATTERN_RULES, URI_PATTERN, is_uri
 
 __all__ = ["load_config", "spool_setting"]
 
@@ -35,7 +34,7 @@ def load_config(
     if loaded.settings.transport:
         check_transport(loaded.settings.transport, ("transport",), loaded.origins)
     producer = loaded.settings.producer
-    if producer is not None and not re.match(URI_PATTERN, producer):
+    if producer is not None and not is_uri(producer):
         # the models check the same rule; failing here keeps it out of the user's `with client.run(...)`
         rule = PATTERN_RULES[URI_PATTERN]
         raise fail(f"{rule} (e.g. https://example.com/my-pipeline), got {producer!r}", ("producer",), loaded.origins)

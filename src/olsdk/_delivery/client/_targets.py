@@ -8,12 +8,14 @@ record per child, and a failure or a delivery reported by any transport below a 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from olsdk._delivery._config import BreakerSettings
 from olsdk._delivery.transports._base import Transport
 from olsdk._delivery.transports._breaker import Breaker, SharedState
-from olsdk._delivery.transports._composite import CompositeTransport
+
+if TYPE_CHECKING:
+    from olsdk._delivery.transports._composite import CompositeTransport
 
 __all__ = ["Destinations", "install_breakers", "waits_on_network"]
 
@@ -26,7 +28,7 @@ class Destinations:
     def __init__(self, transport: Transport | None) -> None:
         self.targets: tuple[str, ...] = ()
         self.child_of: dict[str, str] = {}  # a label anywhere below a composite child -> that child
-        if isinstance(transport, CompositeTransport):
+        if transport is not None and transport.children() and _is_composite(transport):
             self.targets = tuple(child.label for child in transport.transports)
             self.child_of = {label: child.label for child in transport.transports for label in _labels_below(child)}
 
@@ -44,6 +46,13 @@ class Destinations:
             return list(ref.values())
         child = self.target_of(label)
         return [ref[child]] if child in ref else []
+
+
+def _is_composite(transport: Transport) -> TypeGuard[CompositeTransport]:
+    # imported here: a transport without children (most of them) is no composite
+    from olsdk._delivery.transports._composite import CompositeTransport
+
+    return isinstance(transport, CompositeTransport)
 
 
 def _labels_below(transport: Transport) -> list[str]:

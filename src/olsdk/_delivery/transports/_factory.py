@@ -20,19 +20,16 @@ import dataclasses
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from olsdk._delivery._config import Origins, Settings, build, fail, norm, parse_json_text, suggest, unknown_key_error
 from olsdk._delivery.transports._base import Transport
-from olsdk._delivery.transports._official import (
-    OfficialSection,
-    OfficialTransportAdapter,
-    is_official_transport_class,
-    official_config,
-)
 from olsdk._foundation._exceptions import ConfigError
+
+if TYPE_CHECKING:
+    from olsdk._delivery.transports._official import OfficialSection
 
 __all__ = [
     "TransportBuilder",
@@ -170,6 +167,8 @@ def _build_transform(spec: TransportSpec, children: list[Transport]) -> Transpor
 
 class CompatSettings(Settings):
     """The ``olsdk.compat.OlsdkTransport`` section (see ``olsdk.compat``)."""
+
+    model_config = ConfigDict(defer_build=True)  # built when a section names it, not at import
 
     transport: dict[str, Any]
     spool: dict[str, Any] | None = None  # used when the official client loads it
@@ -333,6 +332,9 @@ def _dotted_kind(dotted: str, where: str) -> str:
         cls = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(f"{where}: cannot import transport {dotted!r}: {exc}", where) from None
+    # the official client's adapter is imported here: only a dotted path may name one of its transports
+    from olsdk._delivery.transports._official import OfficialSection, is_official_transport_class
+
     if is_official_transport_class(cls):  # written for the official client: built as it builds it
         _KINDS[dotted] = _Kind(OfficialSection, _official_builder(cls, dotted), check=_official_checker(cls, dotted))
         return dotted
@@ -351,6 +353,8 @@ def _dotted_kind(dotted: str, where: str) -> str:
 
 
 def _official_checker(cls: type[Any], dotted: str) -> Callable[[Any, str], None]:
+    from olsdk._delivery.transports._official import official_config
+
     def check(settings: OfficialSection, where: str) -> None:
         official_config(cls, settings, dotted, where)
 
@@ -358,6 +362,8 @@ def _official_checker(cls: type[Any], dotted: str) -> Callable[[Any, str], None]
 
 
 def _official_builder(cls: type[Any], dotted: str) -> _Build:
+    from olsdk._delivery.transports._official import OfficialTransportAdapter, official_config
+
     def build(spec: TransportSpec, children: list[Transport]) -> Transport:
         where = "transport"
         official = cls(official_config(cls, spec.settings, dotted, where))

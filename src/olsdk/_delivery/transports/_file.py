@@ -27,7 +27,6 @@ import threading
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlparse
-from urllib.request import url2pathname
 
 from pydantic import model_validator
 
@@ -58,6 +57,9 @@ def local_path(path: str) -> str:
     """Plain paths and ``file://`` URLs as an absolute local path."""
     parsed = urlparse(path)
     if parsed.scheme == "file":
+        # imported here: `urllib.request` brings `http.client` and `ssl`, which a plain path never needs
+        from urllib.request import url2pathname
+
         if parsed.netloc and parsed.netloc != "localhost":
             return url2pathname(f"//{parsed.netloc}{parsed.path}")
         return url2pathname(parsed.path)

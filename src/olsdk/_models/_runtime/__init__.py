@@ -49,6 +49,7 @@ from olsdk._models._runtime._strings import (
     URIStr,
     UUIDStr,
     _Format,
+    is_uri,
 )
 
 __all__ = [
@@ -79,6 +80,7 @@ __all__ = [
     "built",
     "dump_json",
     "get_default_producer",
+    "is_uri",
     "registry_context",
     "resolve_fields",
     "set_default_producer",

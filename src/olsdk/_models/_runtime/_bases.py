@@ -58,6 +58,10 @@ dump_json = _pydantic.dump_json
 class OLModel(ModelBase):
     """Base of every generated model: JSON names in and out, unknown fields kept."""
 
+    # The class attributes of the bases (`__olsdk_schema_url__`, ...) are declared for type
+    # checkers only (`if TYPE_CHECKING:`): in this module an annotation is text, which pydantic
+    # evaluates again for every subclass that inherits it (~100 as `olsdk.models` is made).
+
     model_config = ConfigDict(
         extra="allow",
         # Parsing takes JSON names only, set here rather than passed on every call (that
@@ -140,7 +144,9 @@ class FacetModel(OLModel):
     """Base of `BaseFacet`: construction fills `_producer` and `_schemaURL`."""
 
     # Set by the generated metadata for every facet class: its versioned schema URL.
-    __olsdk_schema_url__: ClassVar[str | None] = None
+    if TYPE_CHECKING:  # declared for type checkers only: see `OLModel`
+        __olsdk_schema_url__: ClassVar[str | None]
+    __olsdk_schema_url__ = None
 
     @classmethod
     def __olsdk_finish_schema__(cls, schema: Any, handler: GetCoreSchemaHandler, /) -> None:
@@ -169,7 +175,9 @@ class EventModel(OLModel):
     """Base of `BaseEvent`: construction fills `producer`, `schemaURL`, `eventTime`."""
 
     # Set by the generated metadata: the core spec's `$id`.
-    __olsdk_core_id__: ClassVar[str] = ""
+    if TYPE_CHECKING:  # declared for type checkers only: see `OLModel`
+        __olsdk_core_id__: ClassVar[str]
+    __olsdk_core_id__ = ""
 
     @_pydantic.python_callers_only  # see FacetModel
     def __init__(self, /, **data: Any) -> None:

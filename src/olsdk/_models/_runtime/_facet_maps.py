@@ -66,12 +66,17 @@ class FacetContainer(OLModel):
 
     # Set by the generated metadata: which entity's facets this container holds, and
     # the JSON keys of its typed fields.
-    __olsdk_entity__: ClassVar[str] = ""
-    __olsdk_keys__: ClassVar[frozenset[str]] = frozenset()
+    if TYPE_CHECKING:  # declared for type checkers only: see `OLModel`
+        __olsdk_entity__: ClassVar[str]
+        __olsdk_keys__: ClassVar[frozenset[str]]
+    __olsdk_entity__ = ""
+    __olsdk_keys__ = frozenset()
     # What pydantic-core calls on every map it builds (`post_init` in its schema): `id`,
     # a C function that ignores its argument, while no custom facet is registered for
     # the entity; `_type_registered_facets` while one is (see `_custom_facets_changed`).
-    __olsdk_post_init__: ClassVar[Any] = id
+    if TYPE_CHECKING:
+        __olsdk_post_init__: ClassVar[Any]
+    __olsdk_post_init__ = id
 
     if TYPE_CHECKING:  # (a property for type checkers: no `root=` in `__init__`)
 

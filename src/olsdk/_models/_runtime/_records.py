@@ -239,6 +239,14 @@ def _adapter(cls: type) -> TypeAdapter[Any]:
     return adapter
 
 
+def _deprecated(annotation: Any) -> bool:
+    """Whether a record field's annotation marks it deprecated (`Field(deprecated=True)`),
+    read from its metadata: the text of an `Annotated` costs a repr of every `FieldInfo`."""
+    if isinstance(annotation, str):  # a forward reference, still text
+        return "deprecated=True" in annotation
+    return any(getattr(meta, "deprecated", None) is True for meta in getattr(annotation, "__metadata__", ()))
+
+
 @dataclass_transform(kw_only_default=True, field_specifiers=(Field,))
 class OLRecord(dict[str, Any], metaclass=_RecordType):
     """A record that repeats inside facets: a dict of its JSON keys, with typed attributes."""
@@ -247,10 +255,16 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
 
     # As on the models: `extra` says what becomes of keys the spec does not define
     # ("allow": kept, the default; "forbid" where the spec says additionalProperties: false).
-    model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow")
+    # Declared for type checkers only: in this module an annotation is text, which
+    # `_typed_dict` (`typing.get_type_hints`) would evaluate again for every record class.
+    if TYPE_CHECKING:
+        model_config: ClassVar[ConfigDict]
+        __olsdk_fields__: ClassVar[tuple[str, ...]]
+        __olsdk_required__: ClassVar[frozenset[str]]
+    model_config = ConfigDict(extra="allow")
     # The record's field names (its JSON keys), in definition order, and the required ones.
-    __olsdk_fields__: ClassVar[tuple[str, ...]] = ()
-    __olsdk_required__: ClassVar[frozenset[str]] = frozenset()
+    __olsdk_fields__ = ()
+    __olsdk_required__ = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -262,8 +276,7 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
                 required.add(name)
             else:
                 required.discard(name)
-            text = str(own[name])
-            setattr(cls, name, _attribute(name, required=name in required, deprecated="deprecated=True" in text))
+            setattr(cls, name, _attribute(name, required=name in required, deprecated=_deprecated(own[name])))
         cls.__olsdk_fields__ = tuple(dict.fromkeys([*cls.__olsdk_fields__, *own]))
         cls.__olsdk_required__ = frozenset(required)
 

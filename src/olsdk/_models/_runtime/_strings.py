@@ -14,7 +14,7 @@ import uuid as _uuid
 from typing import TYPE_CHECKING, Annotated, Any, Self, TypeAlias, overload
 
 from pydantic import GetCoreSchemaHandler
-from pydantic_core import CoreSchema, PydanticCustomError
+from pydantic_core import CoreSchema, PydanticCustomError, SchemaValidator
 from pydantic_core import core_schema as cs
 
 from olsdk._foundation._formats import (
@@ -37,6 +37,7 @@ __all__ = [
     "OptionalUUIDStr",
     "URIStr",
     "UUIDStr",
+    "is_uri",
 ]
 
 
@@ -174,3 +175,16 @@ accept it for their descriptor types (`OptionalUUIDStr`, `OptionalDateTimeStr`).
 
 # Pattern -> the rule a user reads in an error message.
 PATTERN_RULES = FORMAT_RULES
+
+
+_URI_CHECK: SchemaValidator | None = None
+
+
+def is_uri(value: str) -> bool:
+    """Whether `value` is an absolute URI, by the rule a `URIStr` field checks (in
+    pydantic-core: its engine compiles the pattern in a quarter of the time Python's
+    `re` takes, which a fresh process pays once)."""
+    global _URI_CHECK
+    if _URI_CHECK is None:
+        _URI_CHECK = SchemaValidator(cs.str_schema(pattern=URI_PATTERN, strict=True))
+    return _URI_CHECK.isinstance_python(value)
