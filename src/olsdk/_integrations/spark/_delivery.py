@@ -1,11 +1,14 @@
-"""The listener's outbox: events go to the emitter from one thread, and nothing is lost.
+"""How the listener's events reach the emitter, and where the ones it does not take go.
 
-Building events never waits for the network: they queue here and a sender thread
-hands them to the emitter one by one. When the application stops (``spark.stop()``,
-interpreter exit, SIGTERM) the outbox gets until a deadline to drain; whatever it
-still holds then, including the event being sent at that moment, is written to the
-spool instead (``olsdk replay`` sends it later). An event in flight at the deadline
-may so reach the backend twice: at least once, never lost.
+Each event is handed to the emitter by the thread that built it (the listener's worker,
+or the thread of an RDD write), one at a time: an ``OpenLineageClient`` never waits on
+the network in ``emit``, so Spark's listener bus never waits on lineage. An event the
+emitter refuses (it raises) is written to the spool, unless the client kept it there.
+When the application stops (``spark.stop()``, interpreter exit, SIGTERM) the close
+timeout bounds the handing: an event that cannot be handed by the deadline, including
+one the emitter still holds then, is written to the spool instead (``olsdk replay``
+sends it later). An event held at the deadline may so reach the backend twice: at
+least once, never lost.
 
 The spool is the emitter's (``OpenLineageClient.spool``); an emitter without a
 ``spool`` attribute gets olsdk's default spool file; one whose spool is switched off
@@ -16,7 +19,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from olsdk._integrations.spark._jvm import log
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from olsdk._delivery.client._spool import Spool
     from olsdk._models import RunEvent
 
-__all__ = ["Outbox", "spool_of"]
+__all__ = ["Delivery", "spool_of"]
 
 
 def _cause(error: BaseException) -> str:
@@ -47,49 +49,43 @@ def spool_of(emitter: Any) -> Spool | None:
     return None  # switched off on purpose
 
 
-class Outbox:
-    """Events waiting for the emitter; sent in order by one daemon thread."""
+class Delivery:
+    """Hands events to the emitter, one at a time; past the close deadline, spools them."""
 
     def __init__(self, emitter: Emitter) -> None:
         self.emitter = emitter
         self.spool = spool_of(emitter)
-        self._queue: deque[RunEvent] = deque()
-        self._cond = threading.Condition()
-        self._in_flight: RunEvent | None = None
+        self._turn = threading.Lock()  # not reentrant: a SIGTERM handler waits for its turn
+        self._deadline: float | None = None  # set at close: past it, events are spooled
+        self._reason = ""
         self._stopped = False
+        self._in_flight: RunEvent | None = None
         self.emitted = 0  # handed to the emitter without an exception
         self.failed = 0  # the emitter raised (then spooled, by it or here)
-        self.spilled = 0  # spooled at a deadline without being sent
-        self.lost = 0  # could not be spooled either (logged)
-        self._thread = threading.Thread(target=self._run, name="olsdk-spark-emit", daemon=True)
-        self._thread.start()
+        self.spilled = 0  # spooled at close without being handed
 
     def put(self, event: RunEvent) -> None:
-        with self._cond:
-            if not self._stopped:
-                self._queue.append(event)
-                self._cond.notify_all()
-                return
-        self._spill([event], "the listener was already closed")
+        if not self._take_turn():
+            self._spill(event, self._reason)
+            return
+        try:
+            self._in_flight = event
+            self._send(event)
+        finally:
+            self._in_flight = None
+            self._turn.release()
 
-    def pending(self) -> int:
-        with self._cond:
-            return len(self._queue) + (self._in_flight is not None)
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._queue and not self._stopped:
-                    self._cond.wait()
-                if self._stopped:
-                    return
-                event = self._in_flight = self._queue.popleft()
-            try:
-                self._send(event)
-            finally:
-                with self._cond:
-                    self._in_flight = None
-                    self._cond.notify_all()
+    def _take_turn(self) -> bool:
+        """The emitter is this thread's (lock held), unless closing ended before that."""
+        if self._deadline is None:
+            return self._turn.acquire()
+        left = self._deadline - time.monotonic()
+        if self._stopped or left <= 0 or not self._turn.acquire(timeout=left):
+            return False
+        if self._stopped:
+            self._turn.release()
+            return False
+        return True
 
     def _send(self, event: RunEvent) -> None:
         try:
@@ -114,51 +110,28 @@ class Outbox:
         from olsdk._delivery.transports._base import Payload
 
         if self.spool is None:
-            self.lost += 1
             return "lost: the emitter's spool is switched off"
         try:
             self.spool.append(Payload.from_json(to_json(event)), DeliveryError(reason, target="olsdk.spark"))
         except Exception as error:
-            self.lost += 1
             return f"lost: spool {self.spool.path} failed: {_cause(error)}"
         return f"spooled to {self.spool.path}"
 
-    def drain(self, deadline: float) -> bool:
-        """Wait until every queued event was handed to the emitter, or ``deadline`` (monotonic)."""
-        with self._cond:
-            while self._queue or self._in_flight is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or self._stopped:
-                    return False
-                self._cond.wait(min(left, 0.5))
-        return True
+    def closing(self, deadline: float, reason: str) -> None:
+        """From now on an event not handed by ``deadline`` (monotonic) is spooled for ``reason``."""
+        self._deadline, self._reason = deadline, reason
 
-    def spill(self, reason: str) -> int:
-        """Spool what is still queued (and in flight) now, without sending it; returns how many."""
-        with self._cond:
-            events = [*([self._in_flight] if self._in_flight is not None else []), *self._queue]
-            self._queue.clear()
-        return self._spill(events, reason)
+    def stop(self) -> None:
+        """No more handing: later events are spooled, and so is one the emitter still holds."""
+        if self._deadline is None:
+            self._deadline, self._reason = time.monotonic(), "the listener was already closed"
+        self._stopped = True
+        held = self._in_flight
+        if held is not None:
+            self._spill(held, self._reason)
+        self._reason = "the listener was already closed"
 
-    def stop(self, reason: str) -> int:
-        """No more sending: spool whatever is left and end the sender thread."""
-        with self._cond:
-            self._stopped = True
-            events = [*([self._in_flight] if self._in_flight is not None else []), *self._queue]
-            self._queue.clear()
-            self._cond.notify_all()
-        return self._spill(events, reason)
-
-    def _spill(self, events: list[RunEvent], reason: str) -> int:
-        for event in events:
-            where = self._write_spool(event, reason)
-            if where.startswith("lost"):
-                log.warning("olsdk.spark: %s event of job %s %s", event.eventType, event.job.name, where)
-            else:
-                self.spilled += 1
-        if events:
-            log.warning("olsdk.spark: %d lineage events not sent (%s), %s", len(events), reason, self._where())
-        return len(events)
-
-    def _where(self) -> str:
-        return f"spooled to {self.spool.path}" if self.spool is not None else "lost (no spool)"
+    def _spill(self, event: RunEvent, reason: str) -> None:
+        where = self._write_spool(event, reason)
+        self.spilled += not where.startswith("lost")
+        log.warning("olsdk.spark: %s event of job %s not sent (%s), %s", event.eventType, event.job.name, reason, where)

@@ -1,13 +1,13 @@
 """``install()``: lineage for every write of a Spark application, configured the agent's way.
 
-Three threads, so that Spark never waits on lineage and lineage never waits on the
+Two threads, so that Spark never waits on lineage and lineage never waits on the
 network to follow Spark:
 
 * the JVM listener (``_bridge``) reads each SQL execution's plan in Java on its own
   listener-bus queue and makes one py4j call per execution start and end;
 * the worker thread turns those messages into runs (``_tracker``): START when a write
-  begins, COMPLETE/FAIL when it ends;
-* the sender thread hands events to the emitter (``_delivery``).
+  begins, COMPLETE/FAIL when it ends, and hands each event to the emitter (``_delivery``;
+  an ``OpenLineageClient``'s ``emit`` never waits on the network).
 
 Nothing here raises into Spark. An event that cannot be built or sent is logged as a
 WARNING on the ``olsdk.spark`` logger with its cause. At ``spark.stop()``, at
@@ -35,7 +35,7 @@ from olsdk._builders.naming._context import CONTEXT_ENV, context_parent
 from olsdk._integrations.spark import _ids
 from olsdk._integrations.spark._bridge import Bridge
 from olsdk._integrations.spark._dataset import PlanDataset
-from olsdk._integrations.spark._delivery import Outbox
+from olsdk._integrations.spark._delivery import Delivery
 from olsdk._integrations.spark._plan import PlanFacts, PlanReader, SessionFacts, WriteTarget, qualify
 from olsdk._integrations.spark._rdd import patch_rdd_writes
 from olsdk._integrations.spark._run_events import Application, QueryRun, new_run_id
@@ -125,11 +125,11 @@ class SparkLineage:
         self.close_timeout = close_timeout
         self.sigterm_timeout = sigterm_timeout
         self.application = _application(spark, namespace, getattr(self.client, "producer", None), self.settings)
-        self._outbox = Outbox(self.client)
+        self._delivery = Delivery(self.client)
         self._tracker = Tracker(
             self.application,
             PlanReader(SessionFacts.of(spark)),
-            self._outbox.put,
+            self._delivery.put,
             column_lineage=self.settings.column_lineage if column_lineage is None else column_lineage,
             emit_reads=emit_reads,
             streaming_interval=streaming_interval,
@@ -177,17 +177,17 @@ class SparkLineage:
 
     @property
     def emitted(self) -> int:
-        return self._outbox.emitted
+        return self._delivery.emitted
 
     @property
     def failed_emits(self) -> int:
         """Events that could not be built, or that the emitter refused (logged, spooled when built)."""
-        return self._outbox.failed + self._tracker.build_failures + self._app_failures
+        return self._delivery.failed + self._tracker.build_failures + self._app_failures
 
     @property
     def spooled_at_close(self) -> int:
         """Events written to the spool unsent because the close timeout (or SIGTERM) came first."""
-        return self._outbox.spilled
+        return self._delivery.spilled
 
     def callback_costs_ns(self) -> list[int]:
         """Time Spark's listener thread spent per forwarded SQL event (plan read + py4j call)."""
@@ -249,7 +249,7 @@ class SparkLineage:
                 _cause(error),
             )
             return
-        self._outbox.put(event)
+        self._delivery.put(event)
 
     # -- RDD writes (the caller's thread, see _rdd) --------------------------------------
 
@@ -296,7 +296,7 @@ class SparkLineage:
             return True
         deadline = time.monotonic() + timeout
         self._bridge.wait_for_bus(timeout)
-        return self._through_worker(deadline) and self._outbox.drain(deadline)
+        return self._through_worker(deadline)
 
     def close(self, timeout: float | None = None) -> None:
         """Deliver what is pending (else spool it), end the application run, unregister the listener."""
@@ -313,10 +313,10 @@ class SparkLineage:
             self._bridge.unregister()
             self._messages.put(None)
         self._worker.join(max(0.0, deadline - time.monotonic()))
+        self._delivery.closing(deadline, f"not delivered within the close timeout ({limit:g} s)")
         self._tracker.close("ABORT", "the Spark application stopped while this query was running")
         self._send_app("COMPLETE")
-        self._outbox.drain(deadline)
-        self._outbox.stop(f"not delivered within the close timeout ({limit:g} s)")
+        self._delivery.stop()
         self._finish()
 
     def terminate(self, signum: int = signal.SIGTERM) -> None:
@@ -328,12 +328,11 @@ class SparkLineage:
         name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
         deadline = time.monotonic() + self.sigterm_timeout
         self._through_worker(min(deadline, time.monotonic() + 1.0))
-        self._outbox.spill(f"{name}: written to the spool before the application run was ended")
+        self._delivery.closing(deadline, f"not delivered before the process ended ({name})")
         reason = f"the application was terminated ({name}) while this query was running"
         self._tracker.close("ABORT", reason)
         self._send_app("ABORT", message=f"terminated by {name}")
-        self._outbox.drain(deadline)
-        self._outbox.stop(f"not delivered before the process ended ({name})")
+        self._delivery.stop()
         self._messages.put(None)
         self._finish()
 
