@@ -117,3 +117,38 @@ def test_healthy_endpoint_gets_everything(
     assert received == _expected(jobs)
     assert not spool.exists() or _spooled(spool) == Counter()
     assert handle.spooled_at_close == 0
+
+
+def test_an_emitter_that_never_returns(spark: Any, spark_dirs: Path, lineage: Collector, tmp_path: Path) -> None:
+    """An emitter of the user's own stops answering on the first write's START: close()
+    still ends by its timeout, and every event it did not take is in its spool (the one
+    it holds too: at least once)."""
+    import threading
+
+    from olsdk.client import Spool
+    from olsdk.spark import SparkLineage
+
+    release = threading.Event()
+
+    class Hanging:
+        def __init__(self) -> None:
+            self.spool = Spool(tmp_path / "spool.ndjson")
+            self.taken: list[tuple[str, str]] = []
+
+        def emit(self, event: Any) -> None:
+            self.taken.append((event.eventType.value, event.job.name))
+            if event.job.name != APP_JOB:
+                release.wait(120)
+
+    emitter = Hanging()
+    handle = SparkLineage(spark, emitter, namespace="olsdk-hung", close_timeout=2.0)
+    try:
+        jobs = _writes(spark, spark_dirs / "hung", 2)
+        handle.close()
+        spooled = _spooled(tmp_path / "spool.ndjson")
+    finally:
+        release.set()
+        lineage.take()
+    assert emitter.taken == [("START", APP_JOB), ("START", jobs[0])]
+    assert spooled == _expected(jobs) - Counter({("START", APP_JOB): 1})  # the held START included
+    assert handle.spooled_at_close == sum(spooled.values())

@@ -10,7 +10,7 @@ them: these hooks only make delivery prompter and say where undelivered events a
   runner does), so what it leaves undelivered is said when it happens, not at close.
 * **at interpreter exit** (``atexit``): each client still open is closed, so what its
   buffered workers hold is written and its retries get their last chance within the close
-  timeout. Registered after the buffered transport's own hook, so it runs before it.
+  timeout. Transports have no exit hook of their own: their client closes them.
 * **at logging shutdown** (a ``logging.Handler`` attached to no logger): ``logging.shutdown()``
   flushes every handler ever made, attached or not. Programs that end with ``os._exit`` call
   it first to keep their last log lines (the Airflow provider's forked child does), and no
@@ -18,7 +18,8 @@ them: these hooks only make delivery prompter and say where undelivered events a
   filling up) to their transports there, bounded by each client's ``close_timeout``.
 * **at a multiprocessing child's exit** (``multiprocessing.util.Finalize``): a process pool's
   worker runs its finalizers and then ends with ``os._exit``, skipping ``atexit``: the
-  clients made in it are closed by a finalizer there.
+  clients made in it, or inherited by it through the fork, are closed by a finalizer there
+  (an inherited one's is registered once multiprocessing has cleared the parent's).
 """
 
 from __future__ import annotations
@@ -30,10 +31,6 @@ import os
 import sys
 import weakref
 from typing import Protocol
-
-# the buffered transport's exit hook is registered on its import, before this module's below:
-# hooks run in reverse, so the clients close (and hand their workers' queues over) first
-from olsdk._delivery.transports import _buffered  # noqa: F401
 
 __all__ = ["forked_child", "track"]
 
@@ -67,6 +64,9 @@ def _after_fork_in_child() -> None:
     _state["forked"] = True
     for client in list(_LIVE):
         client.after_fork_in_child()
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None and _LIVE:  # run in a multiprocessing child after it clears finalizers
+        mp_util.register_after_fork(_close_all, lambda _: _finalize_in_multiprocessing_child())
 
 
 def _close_all() -> None:

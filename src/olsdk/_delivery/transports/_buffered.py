@@ -16,9 +16,9 @@ When the queue is full (``on_full``):
 * ``block``: the caller waits up to ``block_timeout`` seconds for room, then the
   event is spooled as above.
 
-``flush()`` waits for the queue to drain. ``close()`` (also run at interpreter exit,
-and when a ``multiprocessing`` child ends) drains for up to ``close_timeout`` seconds
-in all; then every event still held, queued or in flight, is reported as
+``flush()`` waits for the queue to drain. ``close()`` (the client's: at interpreter
+exit and when a ``multiprocessing`` child ends, its process hooks close it) drains for
+up to ``close_timeout`` seconds in all; then every event still held, queued or in flight, is reported as
 undeliverable so the client spools it (an event in flight may still arrive: its
 spool record says so), a warning says how many, and ``close()`` returns False.
 
@@ -29,13 +29,9 @@ are delivered or spooled like any others.
 
 from __future__ import annotations
 
-import atexit
 import logging
-import os
-import sys
 import threading
 import time
-import weakref
 from collections import deque
 from typing import Any, Literal, TypeAlias
 
@@ -48,8 +44,6 @@ from olsdk._foundation._exceptions import DeliveryError
 __all__ = ["DEFAULT_WORKERS", "BufferedSettings", "BufferedTransport", "OnFull"]
 
 log = logging.getLogger("olsdk._delivery.transports._buffered")
-
-_LIVE: weakref.WeakSet[BufferedTransport] = weakref.WeakSet()
 
 #: what ``send`` does when the queue is full (see the module docstring)
 OnFull: TypeAlias = Literal["spool", "block"]
@@ -106,7 +100,6 @@ class BufferedTransport(Transport):
         self.inner = inner
         self.settings = settings or BufferedSettings()
         self._reset_state()
-        _LIVE.add(self)
 
     def _reset_state(self, accepting: bool = True) -> None:
         """Fresh queues and locks, no workers yet (they start with the first event)."""
@@ -124,7 +117,6 @@ class BufferedTransport(Transport):
         self._accepting = accepting
         self._stopping = not accepting
         self._started = False
-        self._pid = os.getpid()
 
     @property
     def label(self) -> str:
@@ -318,19 +310,11 @@ class BufferedTransport(Transport):
             remaining = deadline - time.monotonic()
             if worker.thread is not None and worker.thread is not threading.current_thread() and remaining > 0:
                 worker.thread.join(remaining)
-        _LIVE.discard(self)
         return drained and not queued and not in_flight and inner_ok
 
     def after_fork_in_child(self) -> None:
         # the parent's queued events stay the parent's; this process starts empty
-        open_in_parent = self._accepting
-        self._reset_state(accepting=open_in_parent)
-        if not open_in_parent:
-            return
-        _LIVE.add(self)
-        mp_util = sys.modules.get("multiprocessing.util")
-        if mp_util is not None:  # a multiprocessing child ends with os._exit: close before that
-            mp_util.register_after_fork(self, _close_at_child_exit)
+        self._reset_state(accepting=self._accepting)
 
     def __repr__(self) -> str:
         return f"<BufferedTransport inner={self.inner!r} workers={len(self._workers)}>"
@@ -399,23 +383,3 @@ def _start_workers(transport: BufferedTransport) -> None:
         name = f"olsdk-buffered-{index}"
         worker.thread = threading.Thread(target=transport._work, args=(worker,), name=name, daemon=True)
         worker.thread.start()
-
-
-def _close_all_at_exit() -> None:
-    for transport in list(_LIVE):
-        if transport._pid != os.getpid():
-            continue
-        try:
-            transport.close()
-        except Exception:
-            log.exception("closing %r at exit failed", transport)
-
-
-atexit.register(_close_all_at_exit)
-
-
-def _close_at_child_exit(transport: BufferedTransport) -> None:
-    """Run by multiprocessing in its child (after it clears inherited finalizers)."""
-    import multiprocessing.util
-
-    multiprocessing.util.Finalize(None, _close_all_at_exit, exitpriority=100)

@@ -60,12 +60,6 @@ class RetrySettings(Settings):
     respect_retry_after_header: bool = True
     retry_after_max: float = 60.0  # cap on a server-requested wait, seconds
 
-    def backoff(self, retry_number: int) -> float:
-        """The wait before retry ``retry_number`` (1-based), without jitter: urllib3's formula."""
-        if retry_number <= 1:
-            return 0.0
-        return max(0.0, min(self.backoff_max, self.backoff_factor * 2.0 ** (retry_number - 1)))
-
 
 def new_retry(settings: RetrySettings) -> Retry:
     """A fresh ``Retry`` with the settings' counters (one per request)."""

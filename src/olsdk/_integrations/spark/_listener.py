@@ -1,13 +1,13 @@
 """``install()``: lineage for every write of a Spark application, configured the agent's way.
 
-Three threads, so that Spark never waits on lineage and lineage never waits on the
+Two threads, so that Spark never waits on lineage and lineage never waits on the
 network to follow Spark:
 
 * the JVM listener (``_bridge``) reads each SQL execution's plan in Java on its own
   listener-bus queue and makes one py4j call per execution start and end;
 * the worker thread turns those messages into runs (``_tracker``): START when a write
-  begins, COMPLETE/FAIL when it ends;
-* the sender thread hands events to the emitter (``_delivery``).
+  begins, COMPLETE/FAIL when it ends, and hands each event to the emitter (``_delivery``;
+  an ``OpenLineageClient``'s ``emit`` never waits on the network).
 
 Nothing here raises into Spark. An event that cannot be built or sent is logged as a
 WARNING on the ``olsdk.spark`` logger with its cause. At ``spark.stop()``, at
@@ -23,7 +23,6 @@ import datetime as dt
 import json
 import logging
 import os
-import queue
 import signal
 import threading
 import time
@@ -35,7 +34,7 @@ from olsdk._builders.naming._context import CONTEXT_ENV, context_parent
 from olsdk._integrations.spark import _ids
 from olsdk._integrations.spark._bridge import Bridge
 from olsdk._integrations.spark._dataset import PlanDataset
-from olsdk._integrations.spark._delivery import Outbox
+from olsdk._integrations.spark._delivery import Delivery, Worker
 from olsdk._integrations.spark._plan import PlanFacts, PlanReader, SessionFacts, WriteTarget, qualify
 from olsdk._integrations.spark._rdd import patch_rdd_writes
 from olsdk._integrations.spark._run_events import Application, QueryRun, new_run_id
@@ -125,23 +124,21 @@ class SparkLineage:
         self.close_timeout = close_timeout
         self.sigterm_timeout = sigterm_timeout
         self.application = _application(spark, namespace, getattr(self.client, "producer", None), self.settings)
-        self._outbox = Outbox(self.client)
+        self._delivery = Delivery(self.client)
         self._tracker = Tracker(
             self.application,
             PlanReader(SessionFacts.of(spark)),
-            self._outbox.put,
+            self._delivery.put,
             column_lineage=self.settings.column_lineage if column_lineage is None else column_lineage,
             emit_reads=emit_reads,
             streaming_interval=streaming_interval,
         )
-        self._messages: queue.Queue[Any] = queue.Queue()
         self._lock = threading.Lock()
         self._closing = False
         self._closed = False
         self._app_failures = 0
-        self.worker_seconds: list[float] = []  # time the worker spent per message (latest 4096)
-        self._worker = threading.Thread(target=self._work, name="olsdk-spark-lineage", daemon=True)
-        self._worker.start()
+        self._worker = Worker(self._handle, self._delivery)
+        self.worker_seconds = self._worker.seconds  # time the worker spent per message
         self._send_app("START")
         self._bridge = Bridge(spark.sparkContext, self._on_message, forward_reads=emit_reads)
 
@@ -177,17 +174,17 @@ class SparkLineage:
 
     @property
     def emitted(self) -> int:
-        return self._outbox.emitted
+        return self._delivery.emitted
 
     @property
     def failed_emits(self) -> int:
         """Events that could not be built, or that the emitter refused (logged, spooled when built)."""
-        return self._outbox.failed + self._tracker.build_failures + self._app_failures
+        return self._delivery.failed + self._tracker.build_failures + self._app_failures
 
     @property
     def spooled_at_close(self) -> int:
         """Events written to the spool unsent because the close timeout (or SIGTERM) came first."""
-        return self._outbox.spilled
+        return self._delivery.spilled
 
     def callback_costs_ns(self) -> list[int]:
         """Time Spark's listener thread spent per forwarded SQL event (plan read + py4j call)."""
@@ -196,27 +193,9 @@ class SparkLineage:
     # -- from the JVM (py4j callback threads) -----------------------------------------
 
     def _on_message(self, kind: str, payload: str) -> None:
-        self._messages.put((kind, payload))
+        self._worker.messages.put((kind, payload))
 
     # -- worker thread -----------------------------------------------------------------
-
-    def _work(self) -> None:
-        while True:
-            item = self._messages.get()
-            try:
-                if item is None:
-                    return
-                if isinstance(item, threading.Event):
-                    item.set()
-                else:
-                    started = time.perf_counter()
-                    self._handle(*item)
-                    if len(self.worker_seconds) < 4096:
-                        self.worker_seconds.append(time.perf_counter() - started)
-            except Exception as error:  # keep the worker alive whatever happens
-                log.warning("olsdk.spark: could not emit lineage: %s", _cause(error))
-            finally:
-                self._messages.task_done()
 
     def _handle(self, kind: str, payload: str) -> None:
         message = json.loads(payload)
@@ -249,7 +228,8 @@ class SparkLineage:
                 _cause(error),
             )
             return
-        self._outbox.put(event)
+        self._delivery.put(event)
+        self._delivery.hand()
 
     # -- RDD writes (the caller's thread, see _rdd) --------------------------------------
 
@@ -274,6 +254,7 @@ class SparkLineage:
             log.warning("olsdk.spark: no lineage for RDD.%s(%r): %s", method, path, _cause(error))
             return None
         self._tracker.send_run(run, "START")
+        self._delivery.hand()
         return run
 
     def rdd_write_ended(self, run: QueryRun, error: BaseException | None) -> None:
@@ -281,12 +262,7 @@ class SparkLineage:
         if error is not None:
             run.error = {"message": f"{type(error).__name__}: {error}"}
         self._tracker.send_run(run, "FAIL" if error is not None else "COMPLETE")
-
-    def _through_worker(self, deadline: float) -> bool:
-        """Wait until the worker handled every message queued before now."""
-        done = threading.Event()
-        self._messages.put(done)
-        return done.wait(max(0.0, deadline - time.monotonic()))
+        self._delivery.hand()
 
     # -- public ------------------------------------------------------------------------
 
@@ -296,7 +272,7 @@ class SparkLineage:
             return True
         deadline = time.monotonic() + timeout
         self._bridge.wait_for_bus(timeout)
-        return self._through_worker(deadline) and self._outbox.drain(deadline)
+        return self._worker.through(deadline)
 
     def close(self, timeout: float | None = None) -> None:
         """Deliver what is pending (else spool it), end the application run, unregister the listener."""
@@ -306,17 +282,18 @@ class SparkLineage:
             self._closing = True
         limit = self.close_timeout if timeout is None else timeout
         deadline = time.monotonic() + limit
+        self._delivery.closing(deadline, f"not delivered within the close timeout ({limit:g} s)")
         try:
             self._bridge.wait_for_bus(max(0.0, deadline - time.monotonic()))
-            self._through_worker(deadline)
+            self._worker.through(deadline)
         finally:
             self._bridge.unregister()
-            self._messages.put(None)
-        self._worker.join(max(0.0, deadline - time.monotonic()))
+            self._worker.messages.put(None)
+        self._worker.finish(deadline)
         self._tracker.close("ABORT", "the Spark application stopped while this query was running")
+        self._delivery.hand()
         self._send_app("COMPLETE")
-        self._outbox.drain(deadline)
-        self._outbox.stop(f"not delivered within the close timeout ({limit:g} s)")
+        self._delivery.stop()
         self._finish()
 
     def terminate(self, signum: int = signal.SIGTERM) -> None:
@@ -327,14 +304,14 @@ class SparkLineage:
             self._closing = True
         name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
         deadline = time.monotonic() + self.sigterm_timeout
-        self._through_worker(min(deadline, time.monotonic() + 1.0))
-        self._outbox.spill(f"{name}: written to the spool before the application run was ended")
+        self._worker.through(min(deadline, time.monotonic() + 1.0))
+        self._delivery.closing(deadline, f"not delivered before the process ended ({name})")
         reason = f"the application was terminated ({name}) while this query was running"
         self._tracker.close("ABORT", reason)
+        self._delivery.hand()
         self._send_app("ABORT", message=f"terminated by {name}")
-        self._outbox.drain(deadline)
-        self._outbox.stop(f"not delivered before the process ended ({name})")
-        self._messages.put(None)
+        self._delivery.stop()
+        self._worker.messages.put(None)
         self._finish()
 
     def _finish(self) -> None:
