@@ -1,4 +1,5 @@
-"""Documents a user hands olsdk (an ``openlineage.yml``, JSON text in a variable), read within limits.
+"""Documents a user hands olsdk: event files and folders of them, and (read within limits) an
+``openlineage.yml`` or JSON text in a variable.
 
 A broken or hostile document fails with an error saying which limit it passed, never by exhausting
 memory or the stack: at most 1 MiB of text and 32 levels of nesting; YAML with at most 100 aliases,
@@ -16,12 +17,22 @@ from typing import Any
 
 from olsdk._foundation._exceptions import ConfigError
 
-__all__ = ["MAX_DEPTH", "MAX_TEXT_BYTES", "check_shape", "json_text", "read_yaml_file"]
+__all__ = ["EVENT_FILE_SUFFIXES", "MAX_DEPTH", "MAX_TEXT_BYTES", "check_shape", "event_files", "json_text"]
+__all__ += ["read_yaml_file"]
 
 MAX_DEPTH = 32  # nesting levels of a configuration document; a real one needs fewer than 10
 MAX_NODES = 10_000  # values, counting every alias expansion; a real configuration has a few hundred
 MAX_TEXT_BYTES = 1_048_576  # an openlineage.yml or a JSON variable
 MAX_ALIASES = 100
+# the files a folder given to `validate`, `send`, `graph` or `inspect` contributes
+EVENT_FILE_SUFFIXES = (".json", ".ndjson", ".jsonl")
+
+
+def event_files(path: Path) -> list[Path]:
+    """The event files a folder holds (recursively, in name order), or the file itself."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(EVENT_FILE_SUFFIXES))
+    return [path]
 
 
 def _no_constant(name: str) -> Any:

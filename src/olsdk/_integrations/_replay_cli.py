@@ -40,6 +40,7 @@ from olsdk._delivery.client._spool import (
 )
 from olsdk._delivery.transports._base import Payload, Transport, describe_event
 from olsdk._delivery.transports._factory import create_transport
+from olsdk._foundation._documents import EVENT_FILE_SUFFIXES, event_files
 from olsdk._foundation._exceptions import ConfigError, DeliveryError, Problem
 from olsdk._integrations._airflow_config import airflow_config
 from olsdk._readers._validate import validate_event
@@ -248,10 +249,6 @@ def _extra(unreadable: int, refused: int) -> str:
 # -- send -------------------------------------------------------------------------
 
 
-# What a folder given to `send` contributes: the files `validate`, `graph` and `inspect` read.
-EVENT_FILE_SUFFIXES = (".json", ".ndjson", ".jsonl")
-
-
 def _send_files(names: list[str]) -> list[str] | str:
     """The files to send (a folder: its event files, recursively, sorted), or the problem."""
     files: list[str] = []
@@ -259,9 +256,7 @@ def _send_files(names: list[str]) -> list[str] | str:
         if name == "-" or os.path.isfile(name):
             files.append(name)
         elif os.path.isdir(name):
-            found = sorted(
-                str(p) for p in Path(name).rglob("*") if p.is_file() and p.name.lower().endswith(EVENT_FILE_SUFFIXES)
-            )
+            found = [str(p) for p in event_files(Path(name))]
             if not found:
                 return f"{name}: a folder with no event files ({', '.join(EVENT_FILE_SUFFIXES)}) in it"
             files.extend(found)

@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from olsdk._builders.facets._cli import import_module_or_file
+from olsdk._foundation._documents import event_files
 from olsdk._foundation._exceptions import Problem
 from olsdk._foundation._registry import DEFAULT, FacetRegistry
 from olsdk._readers._wire import JSONProblem, decode, decode_exact, exact_numbers
 
 __all__ = ["register", "run_validate"]
 
-EVENT_FILE_SUFFIXES = (".json", ".ndjson", ".jsonl")
 STDIN = "-"
 
 
@@ -152,12 +152,7 @@ def _sources(sources: list[str]) -> list[Path | str]:
         path = Path(source)
         if not path.exists():
             raise FileNotFoundError(f"{source}: no such file or folder")
-        if path.is_dir():
-            out.extend(
-                sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(EVENT_FILE_SUFFIXES))
-            )
-        else:
-            out.append(path)
+        out.extend(event_files(path))
     return out
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from olsdk._foundation._documents import EVENT_FILE_SUFFIXES, event_files
 from olsdk._foundation._exceptions import ConfigError
 from olsdk._readers._lenient import identity_problem as _usable_identity
 
@@ -34,7 +35,6 @@ __all__ = [
     "source_paths",
 ]
 
-EVENT_FILE_SUFFIXES = (".json", ".ndjson", ".jsonl")
 STDIN = "-"
 
 
@@ -115,13 +115,6 @@ def _numbered_from(text: bytes, first_number: int) -> Iterator[bytes]:
     for _ in range(first_number - 1):
         yield b""
     yield from text.splitlines(keepends=True)
-
-
-def event_files(path: Path) -> list[Path]:
-    """The event files a folder holds (recursively, sorted), or the file itself."""
-    if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(EVENT_FILE_SUFFIXES))
-    return [path]
 
 
 def source_paths(sources: Sequence[str]) -> list[str | Path]:
