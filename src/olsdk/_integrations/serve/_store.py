@@ -139,6 +139,8 @@ def _maybe(text: str | None) -> str | None:
 
 def _dumps(value: Any) -> str:
     """Compact JSON text (pydantic-core's encoder; the standard one for what it refuses)."""
+    if not value and isinstance(value, dict):  # most runs' and jobs' facets
+        return "{}"
     try:
         return to_json(value).decode("utf-8")
     except (PydanticSerializationError, UnicodeDecodeError):
@@ -192,7 +194,7 @@ def describe_database(db: str) -> str:
 
 
 def _facet_map(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if isinstance(value, dict) else {}  # decoded JSON: a dict, never another mapping
 
 
 def _merge_facets(facets: dict[str, Any], times: dict[str, str], new: Mapping[str, Any], time: str) -> None:
@@ -329,7 +331,7 @@ class _Rows:
     def _merge_dataset_facets(self, item: Received) -> None:
         for container in _dataset_containers(item.document, item.facts.kind):
             for holder in container:
-                if not isinstance(holder, Mapping):
+                if not isinstance(holder, dict):
                     continue
                 ns, name = holder.get("namespace"), holder.get("name")
                 if not (isinstance(ns, str) and isinstance(name, str) and ns and name):
