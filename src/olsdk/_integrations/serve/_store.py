@@ -504,6 +504,7 @@ class _Database:
     _texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]]
     _conn: Connection | None
     _cache: WriteCache
+    _write_lock: threading.Lock
 
     def _insert(self, table: Table) -> Any:
         module = pg_dialect if self.dialect == "postgresql" else sqlite_dialect
@@ -560,6 +561,19 @@ class _Database:
         that several server processes on one PostgreSQL database write one at a time: event
         numbers rise in the order they are committed, and the derived rows are merged on what
         the previous write left."""
+        with self._write_lock:
+            return self._transaction(work)
+
+    def exclusive_now(self, work: Callable[[Connection, int], _T]) -> tuple[bool, _T | None]:
+        """`exclusive`, unless another thread of this process is writing: (whether it ran, what it returned)."""
+        if not self._write_lock.acquire(blocking=False):
+            return False, None
+        try:
+            return True, self._transaction(work)
+        finally:
+            self._write_lock.release()
+
+    def _transaction(self, work: Callable[[Connection, int], _T]) -> _T:
         conn = self._write_connection()
         try:
             with conn.begin():
@@ -847,7 +861,14 @@ class _Log(_Writes):
         """Store the events of `batch` and keep `refusals`, in one transaction: the number (seq)
         of the last event of `batch` (0 when it is empty); the events are numbered one after
         another, in the order of `batch`, since every write takes its turn (`exclusive`)."""
+        return self.exclusive(self._appending(batch, refusals))
 
+    def append_now(self, batch: Sequence[Received]) -> int | None:
+        """`append`, unless another thread of this process is writing (None: nothing was stored)."""
+        ran, last = self.exclusive_now(self._appending(batch, ()))
+        return last if ran else None
+
+    def _appending(self, batch: Sequence[Received], refusals: Sequence[Refusal]) -> Callable[[Connection, int], int]:
         def work(conn: Connection, written: int) -> int:
             self._cache.check(written)
             last = 0
@@ -860,7 +881,7 @@ class _Log(_Writes):
                 self._refuse(conn, refusals)
             return last
 
-        return self.exclusive(work)
+        return work
 
     def project(self, held: Mapping[int, Received], limit: int = PROJECT_CHUNK) -> tuple[int, int]:
         """Write the derived rows of the next `limit` events not derived yet, in one transaction:
@@ -955,6 +976,7 @@ class Store(_Reads, _Log):
         self._sql = self._statements()
         self._texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]] = {}
         self._graph_lock = threading.Lock()
+        self._write_lock = threading.Lock()  # the writer's connection: one thread at a time
         self._graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
         self._runs = RunIndex()
         self._retained_seen = 0

@@ -4,7 +4,9 @@ A request hands its events over and waits for the commit of their ``events`` row
 2xx answer means they are stored. Requests that arrive while a transaction runs are written
 together in the next one (group commit): with 8 producers posting at once, one commit (one
 fsync on SQLite) serves several of them. When a group fails, each request of it is written
-on its own, so one bad request cannot fail the others.
+on its own, so one bad request cannot fail the others. On SQLite, whose commit does not
+wait for the disk, a request whose events find the writer idle appends them on the event
+loop itself (`Store.append_now`): no thread hop for a lone producer.
 
 The rows derived from the events (namespaces, jobs, datasets, runs, ...) are written by the
 same thread afterwards, many events a transaction (`Store.project`): when a thousand are
@@ -16,6 +18,7 @@ is older than it (`Store.retain`) at start and every 15 minutes, between writes.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import queue
@@ -44,6 +47,7 @@ class _Job:
     refusals: Sequence[Refusal]
     future: asyncio.Future[None]
     flush: bool = False  # derive what is waiting, then answer
+    tick: bool = False  # events were appended on the event loop: take them over
 
 
 class Writer:
@@ -56,13 +60,33 @@ class Writer:
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._held: dict[int, Received] = {}  # events appended, not derived yet, by number (the thread's)
         self._held_since = 0.0
-        self.waiting = 0  # events this process appended whose derived rows are not written yet
+        # SQLite: a request's events are appended on the event loop itself when the writer
+        # is not writing (no thread hop), and handed over to be derived through `_inbox`
+        self.inline = store.dialect == "sqlite"
+        self._inbox: collections.deque[tuple[int, Sequence[Received]]] = collections.deque()
+        self._ticked = False
+        self._appended_inline = 0  # events appended on the event loop (its count)
+        self._appended = 0  # events appended on the writer thread (its count)
+        self._derived = 0  # events of this process whose derived rows are written (the thread's count)
         self.recovered = False  # whether what an earlier server left underived is derived
         self._thread = threading.Thread(target=self._run, name="olsdk-serve-writer", daemon=True)
         self._thread.start()
 
     async def store_events(self, events: Sequence[Received], refusals: Sequence[Refusal] = ()) -> None:
         """Store `events` (and keep `refusals`); raises what the database raised."""
+        if self.inline and events and not refusals:
+            try:
+                last = self.store.append_now(events)
+            except Exception as exc:
+                log.error("storing failed: %s", exc)
+                raise
+            if last is not None:
+                self._appended_inline += len(events)
+                self._inbox.append((last, events))
+                if not self._ticked:  # the writer takes them over (and derives them in time)
+                    self._ticked = True
+                    self._queue.put(_Job((), (), self.loop.create_future(), tick=True))
+                return
         future: asyncio.Future[None] = self.loop.create_future()
         self._queue.put(_Job(events, refusals, future))
         await future
@@ -73,7 +97,7 @@ class Writer:
     async def caught_up(self) -> None:
         """Return once the derived rows of every event stored so far are written (before a read).
         On SQLite this process is the only writer: nothing to wait for when it holds none."""
-        if self.waiting == 0 and self.recovered and self.store.dialect == "sqlite":
+        if self.inline and self.recovered and self._appended_inline + self._appended == self._derived:
             return
         future: asyncio.Future[None] = self.loop.create_future()
         self._queue.put(_Job((), (), future, flush=True))
@@ -105,11 +129,21 @@ class Writer:
         events = [e for job in jobs for e in job.events]
         last = self.store.append(events, [r for job in jobs for r in job.refusals])
         if events:
-            if not self._held:
-                self._held_since = time.monotonic()
-            first = last - len(events) + 1
-            self._held.update(zip(range(first, last + 1), events, strict=True))
-            self.waiting = len(self._held)
+            self._hold(last, events)
+            self._appended += len(events)
+
+    def _hold(self, last: int, events: Sequence[Received]) -> None:
+        """Keep appended events (the last numbered `last`) until their derived rows are written."""
+        if not self._held:
+            self._held_since = time.monotonic()
+        self._held.update(zip(range(last - len(events) + 1, last + 1), events, strict=True))
+
+    def _take_over(self) -> None:
+        """The events appended on the event loop, held by the writer from now on."""
+        self._ticked = False  # first: what is appended from now on ticks again
+        while self._inbox:
+            last, events = self._inbox.popleft()
+            self._hold(last, events)
 
     def _write(self, jobs: list[_Job]) -> list[tuple[_Job, BaseException | None]]:
         try:
@@ -134,7 +168,8 @@ class Writer:
                 self._retain()
                 due = time.monotonic() + RETENTION_SECONDS
             jobs, stopping = self._take(due)
-            writes = [job for job in jobs if not job.flush]
+            self._take_over()
+            writes = [job for job in jobs if not (job.flush or job.tick)]
             if writes:
                 self._settle(self._write(writes), changed=any(job.refusals for job in writes))
             flushes = [job for job in jobs if job.flush]
@@ -185,8 +220,8 @@ class Writer:
             more = count >= PROJECT_CHUNK
             for seq in [seq for seq in self._held if seq <= mark]:
                 del self._held[seq]
+                self._derived += 1
         self._held_since = time.monotonic()
-        self.waiting = len(self._held)
         return derived > 0
 
     def _project_alone(self) -> bool:
@@ -198,7 +233,8 @@ class Writer:
                 skipped = self.store.skip()
             except Exception:
                 return False  # the database itself fails: the next projection tries again
-            self._held.pop(skipped, None)
+            if self._held.pop(skipped, None) is not None:
+                self._derived += 1
             log.error("the rows of stored event %d are left underived: %s", skipped, exc)
         return True
 
