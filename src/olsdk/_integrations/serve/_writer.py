@@ -6,7 +6,8 @@ together in the next one (group commit): with 8 producers posting at once, one c
 fsync on SQLite) serves several of them. When a group fails, each request of it is written
 on its own, so one bad request cannot fail the others. On SQLite, whose commit does not
 wait for the disk, a request whose events find the writer idle appends them on the event
-loop itself (`Store.append_now`): no thread hop for a lone producer.
+loop itself (`Store.append_now`): no thread hop for a lone producer; while other requests
+wait for the writer, a request joins them, and their group shares a commit.
 
 The rows derived from the events (namespaces, jobs, datasets, runs, ...) are written by the
 same thread afterwards, many events a transaction (`Store.project`): when a thousand are
@@ -65,6 +66,7 @@ class Writer:
         self.inline = store.dialect == "sqlite"
         self._inbox: collections.deque[tuple[int, Sequence[Received]]] = collections.deque()
         self._ticked = False
+        self._queued = 0  # requests waiting for the writer thread (the event loop's count)
         self._appended_inline = 0  # events appended on the event loop (its count)
         self._appended = 0  # events appended on the writer thread (its count)
         self._derived = 0  # events of this process whose derived rows are written (the thread's count)
@@ -74,7 +76,7 @@ class Writer:
 
     async def store_events(self, events: Sequence[Received], refusals: Sequence[Refusal] = ()) -> None:
         """Store `events` (and keep `refusals`); raises what the database raised."""
-        if self.inline and events and not refusals:
+        if self.inline and events and not refusals and not self._queued:
             try:
                 last = self.store.append_now(events)
             except Exception as exc:
@@ -88,8 +90,12 @@ class Writer:
                     self._queue.put(_Job((), (), self.loop.create_future(), tick=True))
                 return
         future: asyncio.Future[None] = self.loop.create_future()
-        self._queue.put(_Job(events, refusals, future))
-        await future
+        self._queued += 1
+        try:
+            self._queue.put(_Job(events, refusals, future))
+            await future
+        finally:
+            self._queued -= 1
 
     async def refuse(self, refusals: Sequence[Refusal]) -> None:
         await self.store_events((), refusals)
