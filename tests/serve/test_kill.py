@@ -2,7 +2,9 @@
 
 Four producer threads post events (one at a time and in batches) as fast as the server
 answers; once it has acknowledged a few hundred, the server process is killed by PID with
-SIGKILL. Every event answered 200 is then in the store, read directly from the database.
+SIGKILL. Every event answered 200 is then in the store, read directly from the database;
+and once a server has started again on the store, so is every run derived from them (the
+rows derived from events are written after the answer, and at start for what was left).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from olsdk._integrations.serve._store import database_url
+from olsdk._integrations.serve._ingest import sort_event
+from olsdk._integrations.serve._store import Store, database_url, now
 from tests.serve.harness import ServeProcess, run_event
 
 PRODUCERS = 4
@@ -76,8 +79,35 @@ def test_every_acknowledged_event_survives_sigkill(tmp_path: Path, db: str) -> N
     try:
         with engine.connect() as conn:
             stored = set(conn.execute(text("SELECT run_id FROM events")).scalars())
+        with ServeProcess(tmp_path, db) as restarted:  # derives what the killed server left underived
+            runs_listed = restarted.get("/api/v1/namespaces/etl/jobs/job0/runs?limit=1")
+        with engine.connect() as conn:
             runs = set(conn.execute(text("SELECT run_id FROM runs")).scalars())
     finally:
         engine.dispose()
     assert set(acknowledged) <= stored  # nothing acknowledged is lost
-    assert set(acknowledged) <= runs  # nor what was derived from it, committed with it
+    assert runs_listed["runs"]
+    assert set(acknowledged) <= runs  # nor what is derived from it
+
+
+def test_events_stored_but_not_derived_are_derived_at_start(tmp_path: Path, db: str) -> None:
+    """Events whose rows were committed, as a server killed before deriving them leaves them:
+    the next server derives them before it answers a read."""
+    run_ids = [_run_id(9, number) for number in range(3)]
+    events = [run_event("left_job", run_id, "COMPLETE", outputs=[("warehouse", "left")]) for run_id in run_ids]
+    received = [sort_event(json.dumps(event).encode(), now()).received for event in events]
+    store = Store(db)
+    try:
+        assert store.append([item for item in received if item is not None]) > 0
+        assert store.pending()
+    finally:
+        store.close()
+    with ServeProcess(tmp_path, db) as server:
+        runs = server.get("/api/v1/namespaces/etl/jobs/left_job/runs?limit=10")["runs"]
+        assert sorted(run["id"] for run in runs) == run_ids
+        assert server.get("/api/v1/namespaces/warehouse/datasets/left")["name"] == "left"
+    store = Store(db)
+    try:
+        assert not store.pending()
+    finally:
+        store.close()

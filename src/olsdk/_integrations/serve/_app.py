@@ -57,6 +57,7 @@ LONG_POLL_SECONDS: Final = 25.0
 HEARTBEAT_SECONDS: Final = 15.0
 _JSON_POSITION = re.compile(r" at line \d+ column \d+")
 _NAMESPACES: Final = b"/api/v1/namespaces"
+_STORED_VALID: Final = b'{"status":"stored","valid":true}'  # the answer to most posts, written once
 
 
 class Changes:
@@ -224,7 +225,7 @@ class ServeApp:
                     "problems": problem_dicts(result.problems),
                 }
             )
-        return SafeJSONResponse({"status": "stored", "valid": True})
+        return Response(_STORED_VALID, media_type="application/json")
 
     async def post_batch(self, request: Request) -> Response:
         received_at = now()
@@ -699,6 +700,21 @@ class _ApiKey:
         await response(scope, receive, send)
 
 
+class _CaughtUp:
+    """Every read waits until the rows derived from the events stored before it are written
+    (`Writer.caught_up`): a client that posted, then reads, reads what it posted."""
+
+    def __init__(self, app: ASGIApp, state: ServeApp) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        writer = self.state.writer
+        if writer is not None and scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+            await writer.caught_up()
+        await self.app(scope, receive, send)
+
+
 def create_app(settings: ServeSettings) -> Starlette:
     """The ASGI application (Starlette) of `settings`; its store is opened now, so a bad ``db`` fails here."""
     return build_app(settings)[0]
@@ -747,6 +763,7 @@ def build_app(settings: ServeSettings, store: Store | None = None) -> tuple[Star
         lifespan=state.lifespan,
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
     )
+    app.add_middleware(_CaughtUp, state=state)
     if settings.api_key:
         app.add_middleware(_ApiKey, key=settings.api_key, on_refused=state.report_refusal)
     app.add_middleware(  # the outermost: refused before the key is looked at

@@ -10,7 +10,9 @@ namespaces. `olsdk serve --retention-days N` deletes the same from its store:
 - runs last updated before the limit;
 - datasets last updated before the limit that no job left reads or writes, with their
   column lineage;
-- events whose event time is before the limit (their time of receipt when they have none).
+- events whose event time is before the limit (their time of receipt when they have none),
+  but for the last one stored: SQLite numbers a new row one past the highest left, and
+  events are derived in the order of their numbers, so a number is never given twice.
 
 Namespaces stay, and so do the counters (of everything ever received). Rows go in batches
 of `BATCH`, one transaction each, so writes wait for at most one batch.
@@ -22,7 +24,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from sqlalchemy import and_, delete, exists, or_, select, tuple_
+from sqlalchemy import and_, delete, exists, func, or_, select, tuple_
 from sqlalchemy.engine import Connection
 
 from olsdk._integrations._graph._facts import NO_TIME
@@ -87,7 +89,8 @@ def _events(conn: Connection, limit: str) -> int:
         and_(events.event_time != NO_TIME, events.event_time < limit),
         and_(events.event_time == NO_TIME, events.received_at < limit),
     )
-    found = conn.scalars(select(events.seq).where(old).limit(BATCH)).all()
+    newest = select(func.max(events.seq)).scalar_subquery()
+    found = conn.scalars(select(events.seq).where(old, events.seq < newest).limit(BATCH)).all()
     if found:
         conn.execute(delete(t.events).where(events.seq.in_(found)))
     return len(found)

@@ -29,6 +29,7 @@ from sqlalchemy import (
     Engine,
     Table,
     Text,
+    bindparam,
     cast,
     create_engine,
     delete,
@@ -45,7 +46,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError
 
 from olsdk._foundation._exceptions import ConfigError, Problem
-from olsdk._integrations._graph._facts import NO_TIME, ColumnEdge, EventFacts
+from olsdk._integrations._graph._facts import NO_TIME, ColumnEdge, EventFacts, extract
 from olsdk._integrations._graph._model import (  # the graph's own run rule, so the page and the API agree
     Edge,
     LineageGraph,
@@ -58,13 +59,16 @@ from olsdk._integrations._graph._model import (  # the graph's own run rule, so 
 from olsdk._integrations.serve import _retention
 from olsdk._integrations.serve import _schema as t
 from olsdk._integrations.serve._runs import RunIndex
+from olsdk._readers._wire import JSONProblem, decode
 
-__all__ = ["Received", "Refusal", "Store", "database_url", "describe_database", "now"]
+__all__ = ["PROJECT_CHUNK", "Received", "Refusal", "Store", "database_url", "describe_database", "now"]
 
 _CHUNK: Final = 500  # keys per IN (...) list
 _T = TypeVar("_T")
 WRITES: Final = "writes"  # the row of `olsdk_store` every write locks first: how many writes were made
 RETAINED: Final = "retained"  # the row of `olsdk_store` counting the retention passes that deleted rows
+PROJECTED: Final = "projected"  # the row of `olsdk_store` holding the last event whose derived rows are written
+PROJECT_CHUNK: Final = 5000  # events projected per transaction
 _SCHEMA_LOCK: Final = 0x6F6C73646B  # PostgreSQL advisory lock held while a server creates the schema
 _CACHED_ROWS: Final = 20_000  # derived rows a writer holds per table (emptied when full)
 _CACHED_CHARS: Final = 64 * 1024 * 1024  # characters of facets a writer holds in all (emptied when full)
@@ -135,6 +139,8 @@ def _maybe(text: str | None) -> str | None:
 
 def _dumps(value: Any) -> str:
     """Compact JSON text (pydantic-core's encoder; the standard one for what it refuses)."""
+    if not value and isinstance(value, dict):  # most runs' and jobs' facets
+        return "{}"
     try:
         return to_json(value).decode("utf-8")
     except (PydanticSerializationError, UnicodeDecodeError):
@@ -188,7 +194,7 @@ def describe_database(db: str) -> str:
 
 
 def _facet_map(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return value if isinstance(value, dict) else {}  # decoded JSON: a dict, never another mapping
 
 
 def _merge_facets(facets: dict[str, Any], times: dict[str, str], new: Mapping[str, Any], time: str) -> None:
@@ -250,29 +256,13 @@ class _Rows:
     runs: dict[tuple[str, str], _Run] = field(default_factory=dict)
     columns: dict[str, dict[str, Any]] = field(default_factory=dict)
     parents: dict[str, dict[str, str]] = field(default_factory=dict)
-    events: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, item: Received) -> None:
-        facts, valid = item.facts, not item.problems
         self._count(item)
-        job_key = self._add_job(item) if facts.job is not None else None
-        dataset_key = self._add_datasets(item)
+        if item.facts.job is not None:
+            self._add_job(item)
+        self._add_datasets(item)
         self._merge_dataset_facets(item)
-        self.events.append(
-            {
-                "received_at": item.received_at,
-                "kind": facts.kind,
-                "job_key": job_key,
-                "dataset_key": dataset_key,
-                "run_id": _maybe(facts.run_id),
-                "event_type": _maybe(facts.event_type),
-                "event_time": facts.time,
-                "producer": _maybe(facts.producer),
-                "valid": valid,
-                "problems": _dumps([_problem_dict(p) for p in item.problems]) if item.problems else None,
-                "body": item.body,
-            }
-        )
 
     def _count(self, item: Received) -> None:
         facts, counts = item.facts, self.counts
@@ -286,7 +276,7 @@ class _Rows:
             counts["rule", rule] += 1
             counts["producer_rule", _dumps([facts.producer or "", rule])] += 1
 
-    def _add_job(self, item: Received) -> str:
+    def _add_job(self, item: Received) -> None:
         facts, at = item.facts, item.received_at
         assert facts.job is not None
         job_ns, job_name = facts.job
@@ -311,7 +301,6 @@ class _Rows:
             }
         if facts.run_id is not None:
             self._add_run(item, job_key)
-        return job_key
 
     def _add_run(self, item: Received, job_key: str) -> None:
         facts, at = item.facts, item.received_at
@@ -325,15 +314,11 @@ class _Rows:
         run.invalid += bool(item.problems)
         _merge_facets(run.facets, run.facet_times, _facet_map(item.document["run"].get("facets")), facts.time)
 
-    def _add_datasets(self, item: Received) -> str | None:
-        """The datasets an event names (with their fields and column lineage); the key of a
-        dataset event's dataset."""
+    def _add_datasets(self, item: Received) -> None:
+        """The datasets an event names (with their fields and column lineage)."""
         facts, at = item.facts, item.received_at
-        dataset_key = None
         for dataset in facts.datasets:
             key = t.name_key(dataset.namespace, dataset.name)
-            if facts.kind == "dataset":
-                dataset_key = key
             _entity(self.spaces, t.name_key(dataset.namespace), dataset.namespace, dataset.namespace, at)
             row = _entity(self.datasets, key, dataset.namespace, dataset.name, at)
             if dataset.fields is not None:
@@ -342,12 +327,11 @@ class _Rows:
                     row.fields = candidate
             for column in dataset.columns:
                 self.columns[t.name_key(key, *_column_parts(column))] = _column_row(key, dataset, column)
-        return dataset_key
 
     def _merge_dataset_facets(self, item: Received) -> None:
         for container in _dataset_containers(item.document, item.facts.kind):
             for holder in container:
-                if not isinstance(holder, Mapping):
+                if not isinstance(holder, dict):
                     continue
                 ns, name = holder.get("namespace"), holder.get("name")
                 if not (isinstance(ns, str) and isinstance(name, str) and ns and name):
@@ -355,6 +339,27 @@ class _Rows:
                 held = self.datasets.get(t.name_key(ns, name))
                 if held is not None:
                     _merge_facets(held.facets, held.facet_times, _facet_map(holder.get("facets")), item.facts.time)
+
+
+def _event_row(item: Received) -> dict[str, Any]:
+    """The ``events`` row of an event: what it is, its keys, its problems and its JSON text."""
+    facts = item.facts
+    dataset_key = None
+    if facts.kind == "dataset" and facts.datasets:
+        dataset_key = t.name_key(facts.datasets[-1].namespace, facts.datasets[-1].name)
+    return {
+        "received_at": item.received_at,
+        "kind": facts.kind,
+        "job_key": None if facts.job is None else t.name_key(*facts.job),
+        "dataset_key": dataset_key,
+        "run_id": _maybe(facts.run_id),
+        "event_type": _maybe(facts.event_type),
+        "event_time": facts.time,
+        "producer": _maybe(facts.producer),
+        "valid": not item.problems,
+        "problems": _dumps([_problem_dict(p) for p in item.problems]) if item.problems else None,
+        "body": item.body,
+    }
 
 
 def _column_row(key: str, dataset: Any, column: ColumnEdge) -> dict[str, Any]:
@@ -401,9 +406,9 @@ class _Reads:
 
     def _marks(self) -> tuple[int, int, int]:
         with self.engine.connect() as conn:
-            last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
+            info = t.store_info.c  # the last event whose derived rows are written: what reads see
+            last = conn.execute(select(info.value).where(info.name == PROJECTED)).scalar() or 0
             refused = conn.execute(select(func.max(t.refused.c.id))).scalar() or 0
-            info = t.store_info.c
             retained = conn.execute(select(info.value).where(info.name == RETAINED)).scalar() or 0
         return (int(last), int(refused), int(retained))
 
@@ -499,6 +504,7 @@ class _Database:
     _texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]]
     _conn: Connection | None
     _cache: WriteCache
+    _write_lock: threading.Lock
 
     def _insert(self, table: Table) -> Any:
         module = pg_dialect if self.dialect == "postgresql" else sqlite_dialect
@@ -542,6 +548,10 @@ class _Database:
             .values(value=cast(cast(t.store_info.c.value, BigInteger) + 1, Text))
             .returning(t.store_info.c.value),
             "last_seq": select(func.max(t.events.c.seq)),
+            "projected": select(t.store_info.c.value).where(t.store_info.c.name == PROJECTED),
+            "set_projected": update(t.store_info)
+            .where(t.store_info.c.name == bindparam("mark_name"))
+            .values(value=bindparam("mark")),
         }
 
     def exclusive(self, work: Callable[[Connection, int], _T]) -> _T:
@@ -551,6 +561,19 @@ class _Database:
         that several server processes on one PostgreSQL database write one at a time: event
         numbers rise in the order they are committed, and the derived rows are merged on what
         the previous write left."""
+        with self._write_lock:
+            return self._transaction(work)
+
+    def exclusive_now(self, work: Callable[[Connection, int], _T]) -> tuple[bool, _T | None]:
+        """`exclusive`, unless another thread of this process is writing: (whether it ran, what it returned)."""
+        if not self._write_lock.acquire(blocking=False):
+            return False, None
+        try:
+            return True, self._transaction(work)
+        finally:
+            self._write_lock.release()
+
+    def _transaction(self, work: Callable[[Connection, int], _T]) -> _T:
         conn = self._write_connection()
         try:
             with conn.begin():
@@ -648,24 +671,9 @@ class _Database:
 
 
 class _Writes(_Database):
-    """Events and the rows derived from them, written one transaction per group of requests."""
+    """The rows derived from events (`_derive`), and refused requests (`_refuse`)."""
 
     refused_rows: int
-
-    def write(self, batch: Sequence[Received], refusals: Sequence[Refusal] = ()) -> None:
-        """Store `batch` and everything derived from it, and keep `refusals`, in one transaction
-        (`exclusive`). A writes count one past this process's last write means no other process
-        wrote in between, and the derived rows this process holds are still current."""
-
-        def work(conn: Connection, written: int) -> None:
-            self._cache.check(written)
-            if batch:
-                with self._pipeline(conn):  # the statements of `_write` read no results through SQLAlchemy
-                    self._write(conn, batch)
-            if refusals:
-                self._refuse(conn, refusals)
-
-        self.exclusive(work)
 
     def _refuse(self, conn: Connection, refusals: Sequence[Refusal]) -> None:
         """Keep refused requests (their first bytes) and count them by reason."""
@@ -692,15 +700,12 @@ class _Writes(_Database):
         if newest > self.refused_rows:
             conn.execute(delete(t.refused).where(t.refused.c.id <= newest - self.refused_rows))
 
-    def _write(self, conn: Connection, batch: Sequence[Received]) -> None:
+    def _derive(self, conn: Connection, batch: Sequence[Received], last_seq: int) -> None:
+        """The derived rows of `batch` (events stored already, the last of them numbered `last_seq`),
+        merged on those stored."""
         rows = _Rows()
         for item in batch:
             rows.add(item)
-        if len(rows.events) == 1:  # a single post: its number comes back with it, one round trip fewer
-            last_seq = int(self._put_returning(conn, "event_seq", rows.events[0]))
-        else:
-            self._put(conn, "events", rows.events)
-            last_seq = int(self._scalar(conn, "last_seq") or 0)
         self._upsert_namespaces(conn, rows.spaces)
         self._upsert_entities(conn, t.jobs, rows.jobs)
         self._upsert_entities(conn, t.datasets, rows.datasets)
@@ -845,7 +850,106 @@ class _Writes(_Database):
             self._cache.hold("runs", (value["job_key"], value["run_key"]), value)
 
 
-class Store(_Reads, _Writes):
+class _Log(_Writes):
+    """Writes in two steps: an event is acknowledged once its ``events`` row is committed
+    (`append`), and the rows derived from it are written afterwards, many events a transaction
+    (`project`). The ``projected`` row of `olsdk_store` holds the last event derived, in the
+    same transaction as its rows: what a killed server appended but did not derive is derived
+    by the next `project`, reading the events back."""
+
+    def append(self, batch: Sequence[Received], refusals: Sequence[Refusal] = ()) -> int:
+        """Store the events of `batch` and keep `refusals`, in one transaction: the number (seq)
+        of the last event of `batch` (0 when it is empty); the events are numbered one after
+        another, in the order of `batch`, since every write takes its turn (`exclusive`)."""
+        return self.exclusive(self._appending(batch, refusals))
+
+    def append_now(self, batch: Sequence[Received]) -> int | None:
+        """`append`, unless another thread of this process is writing (None: nothing was stored)."""
+        ran, last = self.exclusive_now(self._appending(batch, ()))
+        return last if ran else None
+
+    def _appending(self, batch: Sequence[Received], refusals: Sequence[Refusal]) -> Callable[[Connection, int], int]:
+        def work(conn: Connection, written: int) -> int:
+            self._cache.check(written)
+            last = 0
+            if len(batch) == 1:  # a single post: its number comes back with it, one round trip fewer
+                last = int(self._put_returning(conn, "event_seq", _event_row(batch[0])))
+            elif batch:
+                self._put(conn, "events", [_event_row(item) for item in batch])
+                last = int(self._scalar(conn, "last_seq") or 0)
+            if refusals:
+                self._refuse(conn, refusals)
+            return last
+
+        return work
+
+    def project(self, held: Mapping[int, Received], limit: int = PROJECT_CHUNK) -> tuple[int, int]:
+        """Write the derived rows of the next `limit` events not derived yet, in one transaction:
+        (the last event now derived, how many were derived). `held`: events by number that this
+        process appended (the others are read back from the database)."""
+
+        def work(conn: Connection, written: int) -> tuple[int, int]:
+            self._cache.check(written)
+            mark = int(self._scalar(conn, "projected") or 0)
+            seqs = self._seqs_after(conn, mark, limit)
+            if not seqs:
+                return mark, 0
+            batch = self._events_of(conn, seqs, held)
+            with self._pipeline(conn):  # the statements of `_derive` read no results through SQLAlchemy
+                self._derive(conn, batch, seqs[-1])
+                self._put(conn, "set_projected", [{"mark": str(seqs[-1]), "mark_name": PROJECTED}])
+            return seqs[-1], len(seqs)
+
+        return self.exclusive(work)
+
+    def skip(self) -> int:
+        """Count the next event not derived yet as derived, without deriving it (an event whose
+        rows cannot be written): its number (0 when there is none)."""
+
+        def work(conn: Connection, written: int) -> int:
+            self._cache.check(written)
+            seqs = self._seqs_after(conn, int(self._scalar(conn, "projected") or 0), 1)
+            if seqs:
+                self._put(conn, "set_projected", [{"mark": str(seqs[0]), "mark_name": PROJECTED}])
+            return seqs[0] if seqs else 0
+
+        return self.exclusive(work)
+
+    def pending(self) -> bool:
+        """Whether events are stored whose derived rows are not written yet (by any server)."""
+        with self.engine.connect() as conn:
+            info = t.store_info.c
+            mark = conn.execute(select(info.value).where(info.name == PROJECTED)).scalar() or 0
+            return bool(conn.execute(select(t.events.c.seq).where(t.events.c.seq > int(mark)).limit(1)).first())
+
+    def _seqs_after(self, conn: Connection, mark: int, limit: int) -> list[int]:
+        mark_style = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(f"SELECT seq FROM events WHERE seq > {mark_style} ORDER BY seq LIMIT {int(limit)}", (mark,))
+            return [int(row[0]) for row in cursor.fetchall()]
+        finally:
+            cursor.close()
+
+    def _events_of(self, conn: Connection, seqs: list[int], held: Mapping[int, Received]) -> list[Received]:
+        """The events numbered `seqs`: those in `held` as they are, the others read back and sorted again."""
+        missing = [seq for seq in seqs if seq not in held]
+        found: dict[int, Received] = {}
+        mark_style = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            for start in range(0, len(missing), _CHUNK):
+                part = missing[start : start + _CHUNK]
+                marks = ", ".join([mark_style] * len(part))
+                cursor.execute(f"SELECT seq, received_at, body, problems FROM events WHERE seq IN ({marks})", part)
+                for seq, received_at, body, problems in cursor.fetchall():
+                    found[int(seq)] = _received_again(body, problems, received_at)
+        finally:
+            cursor.close()
+        return [held[seq] if seq in held else found[seq] for seq in seqs if seq in held or seq in found]
+
+
+class Store(_Reads, _Log):
     """Events and their derived tables in one database (created when missing)."""
 
     def __init__(
@@ -872,6 +976,7 @@ class Store(_Reads, _Writes):
         self._sql = self._statements()
         self._texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]] = {}
         self._graph_lock = threading.Lock()
+        self._write_lock = threading.Lock()  # the writer's connection: one thread at a time
         self._graph_cache: tuple[tuple[int, int], LineageGraph] | None = None
         self._runs = RunIndex()
         self._retained_seen = 0
@@ -901,6 +1006,10 @@ class Store(_Reads, _Writes):
             for counter in (WRITES, RETAINED):
                 if conn.execute(select(info.value).where(info.name == counter)).scalar() is None:
                     conn.execute(insert(t.store_info).values(name=counter, value="0"))
+            if conn.execute(select(info.value).where(info.name == PROJECTED)).scalar() is None:
+                # a store written before events were derived apart from them: all of them are derived
+                last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
+                conn.execute(insert(t.store_info).values(name=PROJECTED, value=str(last)))
 
     def close(self) -> None:
         if self._conn is not None:
@@ -980,6 +1089,16 @@ def _dataset_containers(document: Mapping[str, Any], kind: str) -> Iterable[list
         items = document.get(side)
         if isinstance(items, list):
             yield items
+
+
+def _received_again(body: str, problems: str | None, received_at: str) -> Received:
+    """A stored event as `Received`, from its row (to derive what a server appended but did not derive)."""
+    try:
+        document = decode(body)
+    except JSONProblem:  # a lone surrogate, kept as received
+        document = json.loads(body)
+    stored = [Problem(p["path"], p["rule"], p.get("value")) for p in json.loads(problems)] if problems else []
+    return Received(body, document, extract(document), stored, received_at)
 
 
 def _problem_dict(problem: Problem) -> dict[str, Any]:
