@@ -1,10 +1,12 @@
-"""Runs' dataset versions, as Marquez gives them, on SQLite and
+"""Runs' dataset versions and the order of job listings, as Marquez gives them, on SQLite and
 on PostgreSQL, checked against Marquez's OpenAPI shapes (tests/serve/marquez_openapi.json).
 
 - each run names the dataset versions it read (``inputDatasetVersions``: the version of each
   input written last by another run when it started) and wrote (``outputDatasetVersions``),
   with their input and output facets, the same version ids as the datasets' versions lists,
   wherever a run is answered (one run, a job's runs, a job's latest runs, the lineage graph);
+- jobs are listed the latest updated first (Marquez's JobDao orders by ``updated_at DESC``),
+  pages neither overlapping nor skipping jobs;
 - the events' run index is added to stores made without it.
 """
 
@@ -186,3 +188,37 @@ def test_a_store_made_without_the_run_index_gets_it(tmp_path: Path, db: str) -> 
         run = server.get(f"/api/v1/jobs/runs/{TRANSFORM_RUN}")
         assert [v["datasetVersionId"]["name"] for v in run["inputDatasetVersions"]] == ["shop.orders"]
     assert _run_index(db) == ["events_run"]
+
+
+def test_jobs_are_listed_the_latest_updated_first(served: ServeProcess) -> None:
+    for name in ("alpha", "beta", "gamma"):
+        assert served.post("/api/v1/lineage", dumps(run_event(name, secrets.token_hex(16))))[0] == 200
+    batch = [run_event(name, secrets.token_hex(16), namespace="other") for name in ("zulu", "yankee", "xray")]
+    assert served.post("/api/v1/lineage/batch", dumps(batch))[0] == 200
+    assert served.post("/api/v1/lineage", dumps(run_event("alpha", secrets.token_hex(16))))[0] == 200
+
+    listed = get(served, "/api/v1/namespaces/etl/jobs")
+    check_shape(listed, "JobList")
+    assert [j["name"] for j in listed["jobs"]] == ["alpha", "gamma", "beta"]
+    everything = get(served, "/api/v1/jobs")["jobs"]
+    check_shape({"jobs": everything}, "JobList")
+    names = [(j["namespace"], j["name"]) for j in everything]
+    assert names[0] == ("etl", "alpha") and len(names) == 6
+    # the latest updated first; jobs updated at the same time by namespace and name
+    assert names == [
+        (j["namespace"], j["name"])
+        for j in sorted(
+            sorted(everything, key=lambda j: (j["namespace"], j["name"])), key=lambda j: j["updatedAt"], reverse=True
+        )
+    ]
+    # pages of one follow the same order: none twice, none left out
+    for path, full in (("/api/v1/jobs", names), ("/api/v1/namespaces/other/jobs", None)):
+        pages = [
+            (j["namespace"], j["name"])
+            for offset in range(7)
+            for j in get(served, path, limit=1, offset=offset)["jobs"]
+        ]
+        assert pages == (full or [n for n in names if n[0] == "other"])
+    # and so does the lastRunStates filter
+    running = get(served, "/api/v1/jobs", lastRunStates="RUNNING")["jobs"]
+    assert [(j["namespace"], j["name"]) for j in running] == names

@@ -253,6 +253,12 @@ def _latest_runs(conn: Connection, job_keys: list[str]) -> dict[str, list[dict[s
     return found
 
 
+def _job_order(jobs: Any) -> list[Any]:
+    """The order of job listings, as Marquez's: the latest updated first, then by namespace and
+    name, so that pages do not overlap or skip jobs updated at the same time."""
+    return [jobs.updated_at.desc(), jobs.namespace, jobs.name]
+
+
 def _job_sizes(page: Any) -> Any:
     """Each job's facets and its latest runs' facets, in bytes (about), in page order."""
     jobs_page = page.subquery()
@@ -268,7 +274,7 @@ def _job_sizes(page: Any) -> Any:
     return (
         select(func.length(jobs_page.c.facets) + func.coalesce(latest.c.size, 0))
         .select_from(jobs_page.outerjoin(latest, latest.c.job_key == jobs_page.c.key))
-        .order_by(jobs_page.c.name)
+        .order_by(*_job_order(jobs_page.c))
     )
 
 
@@ -355,12 +361,12 @@ def _jobs_in_states(where: list[Any], states: frozenset[str] | None) -> Any:
 
 
 def job_listing(
-    store: Store, where: list[Any], order: list[Any], limit: int, offset: int, states: frozenset[str] | None
+    store: Store, where: list[Any], limit: int, offset: int, states: frozenset[str] | None
 ) -> dict[str, Any]:
-    """A page of the jobs `where` selects (in `order`), with their total."""
+    """A page of the jobs `where` selects (the latest updated first), with their total."""
     with store.engine.connect() as conn:
         chosen = _jobs_in_states(where, states)
-        query = chosen.order_by(*order)
+        query = chosen.order_by(*_job_order(t.jobs.c))
         _fit(conn, _job_sizes(_page(query, limit, offset)), store.max_response_bytes, "jobs")
         rows = list(conn.execute(_page(query, limit, offset)))
         total = conn.execute(chosen.with_only_columns(func.count(), maintain_column_froms=True)).scalar()
@@ -371,7 +377,7 @@ def jobs(
     store: Store, namespace_name: str, limit: int, offset: int, states: frozenset[str] | None = None
 ) -> dict[str, Any]:
     where = [t.jobs.c.namespace_key == t.name_key(namespace_name)]
-    return job_listing(store, where, [t.jobs.c.name], limit, offset, states)
+    return job_listing(store, where, limit, offset, states)
 
 
 def job(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
