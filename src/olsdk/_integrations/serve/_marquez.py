@@ -1,7 +1,8 @@
 """Marquez's read API over the store, in Marquez's shapes (its spec/openapi.yml).
 
-Namespaces, jobs (with their latest runs), runs (state, times, facets), datasets
-(fields from the latest `schema` facet), raw events, and the lineage graph
+Namespaces, jobs (the latest updated first, with their latest runs), runs (state, times,
+facets, the dataset versions they read and wrote: `_run_datasets`), datasets (fields from
+the latest `schema` facet), raw events, and the lineage graph
 (``GET /api/v1/lineage?nodeId=...&depth=...``); tags are the keys of the ``tags`` facets.
 Where olsdk keeps less than Marquez (no owners) the field is there, empty.
 

@@ -9,7 +9,7 @@
   written it by then), with the input's ``inputFacets``.
 
 Facets of the same key from later events replace earlier ones, as Marquez keeps the most
-recent. Event bodies are read a few at a time, so that large events are never all in
+recent. Event bodies are read a few MB at a time, so that large events are never all in
 memory at once.
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from olsdk._builders.facets._base import key_of
@@ -31,6 +31,7 @@ from olsdk._models import SchemaDatasetFacet
 
 __all__ = [
     "RunDatasets",
+    "Written",
     "fill_dataset_versions",
     "read_at",
     "run_datasets",
@@ -44,9 +45,11 @@ _SCHEMA: Final = key_of(SchemaDatasetFacet)
 _TAGS: Final = "tags"  # the tags facet of jobs (TagsJobFacet) and datasets (TagsDatasetFacet, per field too)
 _VERSIONS: Final = uuid.UUID("6f1c1ab0-58b7-4bb2-9b5a-6f6c5e0d7a11")  # the namespace of olsdk's version ids
 _CHUNK: Final = 500  # run ids per IN (...) list
-_BODIES: Final = 8  # event bodies read at once
+_BODY_CHARS: Final = 4 * 1024 * 1024  # of event bodies read at once (one larger body is read alone)
 
 Dataset = tuple[str, str]  # (namespace, name)
+Written = dict[int, dict[Dataset, str]]  # event seq -> the version of each dataset the event writes
+Ask = tuple[Dataset, str, str | None]  # a dataset, when it was read, the run that read it
 
 
 def _text_of(facet: Any, key: str) -> str | None:
@@ -116,98 +119,144 @@ class RunDatasets:
     inputs: dict[Dataset, dict[str, Any]] = field(default_factory=dict)
     outputs: dict[str, tuple[Dataset, dict[str, Any]]] = field(default_factory=dict)
 
-    def add(self, run_id: str | None, document: Mapping[str, Any]) -> None:
+    def add(self, run_id: str | None, document: Mapping[str, Any]) -> dict[Dataset, str]:
+        """Fold in one of the run's events; the version of each dataset it writes."""
         for dataset, entry in _named(document.get("inputs")):
             self.inputs.setdefault(dataset, {}).update(_facets(entry, "inputFacets"))
+        versions = {}
         for dataset, entry in _named(document.get("outputs")):
-            held = self.outputs.setdefault(written_version(run_id, dataset, entry), (dataset, {}))
+            versions[dataset] = version = written_version(run_id, dataset, entry)
+            held = self.outputs.setdefault(version, (dataset, {}))
             held[1].update(_facets(entry, "outputFacets"))
+        return versions
 
 
 def _documents(conn: Connection, seqs: list[int]) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """The decoded events `seqs`, in that order, read `_BODIES` at a time."""
+    """The decoded events `seqs`, in that order, read a few MB of them at a time."""
     c = t.events.c
-    for start in range(0, len(seqs), _BODIES):
-        chunk = seqs[start : start + _BODIES]
+    sizes: dict[int, int] = {}
+    for start in range(0, len(seqs), _CHUNK):
+        query = select(c.seq, func.length(c.body).label("size")).where(c.seq.in_(seqs[start : start + _CHUNK]))
+        sizes.update((row.seq, int(row.size or 0)) for row in conn.execute(query))
+    chunk: list[int] = []
+    held = 0
+    for position, seq in enumerate(seqs):
+        chunk.append(seq)
+        held += sizes.get(seq, 0)
+        if held < _BODY_CHARS and len(chunk) < _CHUNK and position < len(seqs) - 1:
+            continue
         bodies = {row.seq: row.body for row in conn.execute(select(c.seq, c.body).where(c.seq.in_(chunk)))}
-        for seq in chunk:
-            document = json.loads(bodies[seq]) if seq in bodies else None
-            yield seq, document if isinstance(document, Mapping) else {}
+        for each in chunk:
+            document = json.loads(bodies[each]) if each in bodies else None
+            yield each, document if isinstance(document, Mapping) else {}
+        chunk, held = [], 0
 
 
-def run_datasets(conn: Connection, runs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], RunDatasets]:
-    """What the events of each run (job key, run id) named, oldest event first."""
+def run_datasets(
+    conn: Connection, runs: Iterable[tuple[str, str]], written: Written | None = None
+) -> dict[tuple[str, str], RunDatasets]:
+    """What the events of each run (job key, run id) named, oldest event first; the versions
+    each event writes go into `written` too."""
     found = {key: RunDatasets() for key in runs}
+    written = {} if written is None else written
     ids = sorted({run_id for _job_key, run_id in found})
     c = t.events.c
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
         prefixes = sorted({run_id[: t.RUN_ID_PREFIX] for run_id in chunk})  # through the events' run index
-        query = (
-            select(c.seq, c.job_key, c.run_id)
-            .where(t.run_id_prefix(c.run_id).in_(prefixes), c.run_id.in_(chunk))
-            .order_by(c.event_time, c.seq)
+        # The whole ids are matched here, and the order made here: given either, SQLite walks the
+        # events' time index or the whole table instead of the run index.
+        query = select(c.seq, c.event_time, c.job_key, c.run_id).where(t.run_id_prefix(c.run_id).in_(prefixes))
+        rows = sorted(
+            (row for row in conn.execute(query) if (row.job_key, row.run_id) in found),
+            key=lambda row: (row.event_time, row.seq),
         )
-        rows = [row for row in conn.execute(query) if (row.job_key, row.run_id) in found]
         run_of = {row.seq: (row.job_key, row.run_id) for row in rows}
         for seq, document in _documents(conn, [row.seq for row in rows]):
-            found[run_of[seq]].add(run_of[seq][1], document)
+            written[seq] = found[run_of[seq]].add(run_of[seq][1], document)
     return found
 
 
-class _Writes:
-    """The events of the jobs that write one dataset, by event time, and the version each
-    writes (read when first asked for)."""
+def _versions_written(run_id: str | None, document: Mapping[str, Any]) -> dict[Dataset, str]:
+    return {dataset: written_version(run_id, dataset, entry) for dataset, entry in _named(document.get("outputs"))}
 
-    def __init__(self, conn: Connection, dataset: Dataset) -> None:
-        self.conn, self.dataset = conn, dataset
+
+class _WriteLog:
+    """The events of the jobs that write some datasets, by event time, and the version of each
+    dataset each event writes (`written`: those known; the others read when first needed)."""
+
+    def __init__(self, conn: Connection, datasets: Iterable[Dataset], written: Written) -> None:
+        self.conn, self.written = conn, written
+        keys = {t.name_key(*dataset): dataset for dataset in datasets}
+        self.rows: dict[Dataset, list[Any]] = {dataset: [] for dataset in keys.values()}
         c, edges = t.events.c, t.edges.c
-        writers = select(edges.job_key).where(edges.dataset_key == t.name_key(*dataset), edges.direction == "output")
-        query = select(c.seq, c.event_time, c.run_id).where(c.job_key.in_(writers)).order_by(c.event_time, c.seq)
-        self.rows = list(conn.execute(query))
-        self.times = [row.event_time for row in self.rows]
-        self.versions: dict[int, str | None] = {}  # event seq -> the version it writes (None: it does not)
+        asked = sorted(keys)
+        for start in range(0, len(asked), _CHUNK):
+            query = (
+                select(edges.dataset_key, c.seq, c.event_time, c.run_id)
+                .select_from(t.edges.join(t.events, c.job_key == edges.job_key))
+                .where(edges.dataset_key.in_(asked[start : start + _CHUNK]), edges.direction == "output")
+            )
+            for row in conn.execute(query):
+                self.rows[keys[row.dataset_key]].append(row)
+        for rows in self.rows.values():
+            rows.sort(key=lambda row: (row.event_time, row.seq))
+        self.times = {dataset: [row.event_time for row in rows] for dataset, rows in self.rows.items()}
 
-    def last_before(self, time: str, reader: str | None) -> tuple[str, str | None] | None:
-        """(version, writing run id) of the last write at or before `time` by a run other than `reader`."""
-        place = bisect.bisect_right(self.times, time)
+    def place(self, dataset: Dataset, time: str) -> int:
+        """How many of the dataset's writer events happened at or before `time`."""
+        return bisect.bisect_right(self.times[dataset], time)
+
+    def walk(self, ask: Ask, place: int) -> tuple[int, tuple[str, str | None] | None]:
+        """Back from the `place`-th writer event over those whose versions are known: (version,
+        writing run) of the first that writes the dataset, by a run other than the reader; else
+        where the walk stopped (0: at the first event; more: at an event to read first)."""
+        dataset, _time, reader = ask
+        rows = self.rows[dataset]
         while place > 0:
-            place -= 1
-            row = self.rows[place]
+            row = rows[place - 1]
+            versions = self.written.get(row.seq)
             if reader is not None and row.run_id == reader:
-                continue
-            if row.seq not in self.versions:
-                self._read(place)
-            version = self.versions[row.seq]
-            if version is not None:
-                return version, row.run_id
-        return None
+                place -= 1
+            elif versions is None:
+                return place, None
+            elif dataset in versions:
+                return place, (versions[dataset], row.run_id)
+            else:
+                place -= 1
+        return 0, None
 
-    def _read(self, place: int) -> None:
-        """The versions the events at `place` and a few before it write."""
-        rows = [row for row in self.rows[max(0, place - _BODIES + 1) : place + 1] if row.seq not in self.versions]
-        run_of = {row.seq: row.run_id for row in rows}
-        for seq, document in _documents(self.conn, [row.seq for row in rows]):
-            version = None
-            for dataset, entry in _named(document.get("outputs")):
-                if dataset == self.dataset:
-                    version = written_version(run_of[seq], dataset, entry)
-            self.versions[seq] = version
+    def read(self, events: dict[int, str | None]) -> None:
+        """The versions the events (seq: run id) write."""
+        for seq, document in _documents(self.conn, sorted(events)):
+            self.written[seq] = _versions_written(events[seq], document)
 
 
 def versions_read(
-    conn: Connection, asks: Mapping[Dataset, Iterable[tuple[str, str | None]]]
-) -> dict[tuple[Dataset, str, str | None], tuple[str, str | None]]:
+    conn: Connection, asks: Mapping[Dataset, Iterable[tuple[str, str | None]]], written: Written | None = None
+) -> dict[Ask, tuple[str, str | None]]:
     """For each dataset and each (time, reading run id) asked: the version of the dataset a run
     starting then read (the last written at or before `time` by another run), and the run that
-    wrote it. Those no run had written by then are left out."""
-    found: dict[tuple[Dataset, str, str | None], tuple[str, str | None]] = {}
-    for dataset, reads in asks.items():
-        writes = _Writes(conn, dataset)
-        for time, reader in reads:
-            version = writes.last_before(time, reader)
+    wrote it. Those no run had written by then are left out. `written`: the versions known to
+    be written by events (from `run_datasets`), so that those are not read again."""
+    log = _WriteLog(conn, asks, {} if written is None else written)
+    pending = {
+        (dataset, time, reader): log.place(dataset, time) for dataset, reads in asks.items() for time, reader in reads
+    }
+    found: dict[Ask, tuple[str, str | None]] = {}
+    while pending:  # each round reads the events the walks stopped at, all at once
+        unread: dict[int, str | None] = {}
+        for ask, place in list(pending.items()):
+            place, version = log.walk(ask, place)
             if version is not None:
-                found[dataset, time, reader] = version
+                found[ask] = version
+            if version is not None or place == 0:
+                del pending[ask]
+                continue
+            pending[ask] = place
+            row = log.rows[ask[0]][place - 1]
+            unread[row.seq] = row.run_id
+        log.read(unread)
     return found
 
 
@@ -226,12 +275,13 @@ def fill_dataset_versions(conn: Connection, runs: Iterable[tuple[str, dict[str, 
     by_key: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for job_key, run in runs:
         by_key.setdefault((job_key, run["id"]), []).append(run)
-    named = run_datasets(conn, by_key)
+    written: Written = {}
+    named = run_datasets(conn, by_key, written)
     asks: dict[Dataset, set[tuple[str, str | None]]] = {}
     for (_job_key, run_id), datasets in named.items():
         for dataset in datasets.inputs:
             asks.setdefault(dataset, set()).add((read_at(by_key[_job_key, run_id][0]), run_id))
-    read = versions_read(conn, asks)
+    read = versions_read(conn, asks, written)
     for (job_key, run_id), datasets in named.items():
         at = read_at(by_key[job_key, run_id][0])
         inputs = [

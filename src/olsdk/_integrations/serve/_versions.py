@@ -36,6 +36,7 @@ from olsdk._integrations.serve._marquez import (
 from olsdk._integrations.serve._marquez import dataset as _dataset
 from olsdk._integrations.serve._marquez import job as _job
 from olsdk._integrations.serve._run_datasets import (
+    Written,
     _fields,
     _text_of,
     fill_dataset_versions,
@@ -249,13 +250,14 @@ def _upstream_step(conn: Connection, frontier: list[str]) -> list[dict[str, Any]
     """The runs `frontier` (those stored), each with the dataset versions it read and the runs that wrote them."""
     rows = _run_rows(conn, set(frontier))
     runs = {run_id: _run(row) for run_id, row in rows.items()}
-    named = run_datasets(conn, [(row.job_key, run_id) for run_id, row in rows.items()])
+    written: Written = {}
+    named = run_datasets(conn, [(row.job_key, run_id) for run_id, row in rows.items()], written)
     inputs = {run_id: sorted(named[rows[run_id].job_key, run_id].inputs) for run_id in rows}
     asks: dict[tuple[str, str], set[tuple[str, str | None]]] = {}
     for run_id, datasets in inputs.items():
         for dataset in datasets:
             asks.setdefault(dataset, set()).add((read_at(runs[run_id]), run_id))
-    read = versions_read(conn, asks)
+    read = versions_read(conn, asks, written)
     out = []
     for run_id in frontier:
         if run_id not in runs:
