@@ -84,7 +84,8 @@ def test_marquez_client_reads_namespaces_jobs_runs_and_datasets(served: ServePro
     assert client.get_namespace(PG)["name"] == PG
 
     jobs = client.list_jobs("etl")
-    assert [j["name"] for j in jobs["jobs"]] == ["extract", "report", "transform", "unrelated"]
+    # the latest updated first, as Marquez lists them
+    assert [j["name"] for j in jobs["jobs"]] == ["unrelated", "report", "transform", "extract"]
     assert jobs["totalCount"] == 4
     transform = client.get_job("etl", "transform")
     assert transform["id"] == {"namespace": "etl", "name": "transform"}

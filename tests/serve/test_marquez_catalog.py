@@ -83,7 +83,7 @@ def test_jobs_sources_tags_facets_and_search(served: ServeProcess) -> None:
 
     jobs = get(served, "/api/v1/jobs", limit=3, offset=0)
     check_shape(jobs, "JobList")
-    assert jobs["totalCount"] == 5 and [j["name"] for j in jobs["jobs"]] == ["extract", "report", "tagged"]
+    assert jobs["totalCount"] == 5 and [j["name"] for j in jobs["jobs"]] == ["tagged", "unrelated", "report"]
 
     found = get(served, "/api/v1/sources")
     check_shape(found, "SourceList")

@@ -41,9 +41,9 @@ _EVENT_TYPES: Final = ("fail", "start", "complete", "abort")
 
 
 def all_jobs(store: Store, limit: int, offset: int, states: frozenset[str] | None = None) -> dict[str, Any]:
-    """``GET /api/v1/jobs``: the jobs of every namespace, by namespace and name (those whose
+    """``GET /api/v1/jobs``: the jobs of every namespace, the latest updated first (those whose
     latest run is in `states`, and those without runs, when given)."""
-    return job_listing(store, [], [t.jobs.c.namespace, t.jobs.c.name], limit, offset, states)
+    return job_listing(store, [], limit, offset, states)
 
 
 # ---------------------------------------------------------------- sources

@@ -1,7 +1,8 @@
 """Marquez's read API over the store, in Marquez's shapes (its spec/openapi.yml).
 
-Namespaces, jobs (with their latest runs), runs (state, times, facets), datasets
-(fields from the latest `schema` facet), raw events, and the lineage graph
+Namespaces, jobs (the latest updated first, with their latest runs), runs (state, times,
+facets, the dataset versions they read and wrote: `_run_datasets`), datasets (fields from
+the latest `schema` facet), raw events, and the lineage graph
 (``GET /api/v1/lineage?nodeId=...&depth=...``); tags are the keys of the ``tags`` facets.
 Where olsdk keeps less than Marquez (no owners) the field is there, empty.
 
@@ -22,13 +23,13 @@ from sqlalchemy.engine import Connection
 
 from olsdk._builders.facets._base import key_of
 from olsdk._integrations.serve import _schema as t
+from olsdk._integrations.serve._run_datasets import _fields, _text_of, fill_dataset_versions, tag_names
 from olsdk._integrations.serve._store import Store, run_summary
 from olsdk._models import (
     DatasourceDatasetFacet,
     DocumentationDatasetFacet,
     DocumentationJobFacet,
     NominalTimeRunFacet,
-    SchemaDatasetFacet,
     SourceCodeLocationJobFacet,
 )
 from olsdk._models._release import spec_class
@@ -59,7 +60,6 @@ _STATES: Final = {
     "OTHER": "NEW",
 }
 _LATEST_RUNS: Final = 10
-_SCHEMA: Final = key_of(SchemaDatasetFacet)
 _DATA_SOURCE: Final = key_of(DatasourceDatasetFacet)
 _DATASET_DOCS: Final = key_of(DocumentationDatasetFacet)
 _JOB_DOCS: Final = key_of(DocumentationJobFacet)
@@ -71,7 +71,6 @@ _JOB_TYPE_FACET = spec_class(
 _JOB_TYPE: Final = key_of(_JOB_TYPE_FACET) if _JOB_TYPE_FACET is not None else None
 _SOURCE_CODE: Final = key_of(SourceCodeLocationJobFacet)
 _NOMINAL_TIME: Final = key_of(NominalTimeRunFacet)
-_TAGS: Final = "tags"  # the tags facet of jobs (TagsJobFacet) and datasets (TagsDatasetFacet, per field too)
 
 
 class NotFound(LookupError):
@@ -102,11 +101,6 @@ def _time(value: str | None) -> str | None:
 
 def _page(query: Any, limit: int, offset: int) -> Any:
     return query.limit(max(0, limit)).offset(max(0, offset))
-
-
-def _text_of(facet: Any, key: str) -> str | None:
-    value = facet.get(key) if isinstance(facet, dict) else None
-    return value if isinstance(value, str) else None
 
 
 # ---------------------------------------------------------------- namespaces
@@ -191,9 +185,10 @@ def runs(store: Store, namespace_name: str, job_name: str, limit: int, offset: i
         _job_row(conn, namespace_name, job_name)
         sizes = _page(_runs_query(job_key).with_only_columns(func.length(t.runs.c.facets)), limit, offset)
         _fit(conn, sizes, store.max_response_bytes, "runs")
-        rows = conn.execute(_page(_runs_query(job_key), limit, offset))
+        listed = [(r.job_key, _run(r)) for r in conn.execute(_page(_runs_query(job_key), limit, offset))]
+        fill_dataset_versions(conn, listed)
         total = conn.execute(select(func.count()).select_from(t.runs).where(t.runs.c.job_key == job_key)).scalar()
-        return {"runs": [_run(r) for r in rows], "totalCount": total or 0}
+        return {"runs": [found for _key, found in listed], "totalCount": total or 0}
 
 
 def run(store: Store, run_id: str) -> dict[str, Any]:
@@ -201,9 +196,11 @@ def run(store: Store, run_id: str) -> dict[str, Any]:
         row = conn.execute(
             select(t.runs).where(t.runs.c.run_key == t.name_key(run_id)).order_by(t.runs.c.last_time.desc())
         ).first()
-    if row is None:
-        raise NotFound(f"run '{run_id}' not found")
-    return _run(row)
+        if row is None:
+            raise NotFound(f"run '{run_id}' not found")
+        found = _run(row)
+        fill_dataset_versions(conn, [(row.job_key, found)])
+        return found
 
 
 # ---------------------------------------------------------------- jobs
@@ -244,7 +241,7 @@ def _place_in_job() -> Any:
 
 
 def _latest_runs(conn: Connection, job_keys: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """Each job's latest runs, latest first: one query for all of them."""
+    """Each job's latest runs, latest first: one query for all of them (and one for their datasets)."""
     found: dict[str, list[dict[str, Any]]] = {key: [] for key in job_keys}
     runs_table = t.runs.c
     for start in range(0, len(job_keys), 500):
@@ -253,7 +250,14 @@ def _latest_runs(conn: Connection, job_keys: list[str]) -> dict[str, list[dict[s
         query = select(ranked).where(ranked.c.place <= _LATEST_RUNS).order_by(ranked.c.job_key, ranked.c.place)
         for row in conn.execute(query):
             found[row.job_key].append(_run(row))
+    fill_dataset_versions(conn, ((key, run) for key, runs in found.items() for run in runs))
     return found
+
+
+def _job_order(jobs: Any) -> list[Any]:
+    """The order of job listings, as Marquez's: the latest updated first, then by namespace and
+    name, so that pages do not overlap or skip jobs updated at the same time."""
+    return [jobs.updated_at.desc(), jobs.namespace, jobs.name]
 
 
 def _job_sizes(page: Any) -> Any:
@@ -271,7 +275,7 @@ def _job_sizes(page: Any) -> Any:
     return (
         select(func.length(jobs_page.c.facets) + func.coalesce(latest.c.size, 0))
         .select_from(jobs_page.outerjoin(latest, latest.c.job_key == jobs_page.c.key))
-        .order_by(jobs_page.c.name)
+        .order_by(*_job_order(jobs_page.c))
     )
 
 
@@ -358,12 +362,12 @@ def _jobs_in_states(where: list[Any], states: frozenset[str] | None) -> Any:
 
 
 def job_listing(
-    store: Store, where: list[Any], order: list[Any], limit: int, offset: int, states: frozenset[str] | None
+    store: Store, where: list[Any], limit: int, offset: int, states: frozenset[str] | None
 ) -> dict[str, Any]:
-    """A page of the jobs `where` selects (in `order`), with their total."""
+    """A page of the jobs `where` selects (the latest updated first), with their total."""
     with store.engine.connect() as conn:
         chosen = _jobs_in_states(where, states)
-        query = chosen.order_by(*order)
+        query = chosen.order_by(*_job_order(t.jobs.c))
         _fit(conn, _job_sizes(_page(query, limit, offset)), store.max_response_bytes, "jobs")
         rows = list(conn.execute(_page(query, limit, offset)))
         total = conn.execute(chosen.with_only_columns(func.count(), maintain_column_froms=True)).scalar()
@@ -374,7 +378,7 @@ def jobs(
     store: Store, namespace_name: str, limit: int, offset: int, states: frozenset[str] | None = None
 ) -> dict[str, Any]:
     where = [t.jobs.c.namespace_key == t.name_key(namespace_name)]
-    return job_listing(store, where, [t.jobs.c.name], limit, offset, states)
+    return job_listing(store, where, limit, offset, states)
 
 
 def job(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
@@ -383,36 +387,6 @@ def job(store: Store, namespace_name: str, name: str) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- datasets
-
-
-def tag_names(facets: dict[str, Any], field: str | None = None) -> list[str]:
-    """The keys of the ``tags`` facet in `facets`: those on the whole job or dataset, or on `field`."""
-    facet = facets.get(_TAGS)
-    entries = facet.get("tags") if isinstance(facet, dict) else None
-    names = set()
-    for entry in entries if isinstance(entries, list) else []:
-        key = entry.get("key") if isinstance(entry, dict) else None
-        if isinstance(key, str) and key and entry.get("field") == field:
-            names.add(key)
-    return sorted(names)
-
-
-def _fields(facets: dict[str, Any]) -> list[dict[str, Any]]:
-    schema = facets.get(_SCHEMA)
-    listed = schema.get("fields") if isinstance(schema, dict) else None
-    fields = []
-    for entry in listed if isinstance(listed, list) else []:
-        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
-            kind = entry.get("type")
-            fields.append(
-                {
-                    "name": entry["name"],
-                    "type": kind if isinstance(kind, str) else None,
-                    "tags": tag_names(facets, entry["name"]),
-                    "description": _text_of(entry, "description"),
-                }
-            )
-    return fields
 
 
 def _dataset_extras(conn: Connection, keys: list[str]) -> dict[str, tuple[str | None, list[dict[str, Any]] | None]]:

@@ -15,9 +15,24 @@ from __future__ import annotations
 import functools
 import hashlib
 
-from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, LargeBinary, MetaData, String, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    func,
+    literal_column,
+)
+from sqlalchemy.sql.elements import ColumnElement
 
 __all__ = [
+    "RUN_ID_PREFIX",
     "SCHEMA_VERSION",
     "column_edges",
     "counters",
@@ -30,6 +45,7 @@ __all__ = [
     "namespaces",
     "parent_links",
     "refused",
+    "run_id_prefix",
     "runs",
     "store_info",
 ]
@@ -42,6 +58,7 @@ metadata = MetaData()
 _SEQUENCE = BigInteger().with_variant(Integer(), "sqlite")
 _KEY = String(32)
 _TIME = String(32)  # canonical UTC text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`), sortable as text
+RUN_ID_PREFIX = 128  # characters of a run id in the events' run index (an index row holds only so much)
 
 
 @functools.lru_cache(maxsize=65_536)  # the same namespaces, jobs and datasets come back in every event
@@ -79,6 +96,16 @@ events = Table(
     Index("events_job", "job_key", "seq"),
     Index("events_time", "event_time"),
 )
+
+
+def run_id_prefix(column: ColumnElement[str]) -> ColumnElement[str]:
+    """The first `RUN_ID_PREFIX` characters of a run id: what the events' run index holds (a run id
+    may be longer than PostgreSQL's index rows allow). Queries match it and then the whole id."""
+    return func.substr(column, literal_column("1"), literal_column(str(RUN_ID_PREFIX)))
+
+
+# a run's events (its datasets): created in stores made before it too (`Store._open_schema`)
+Index("events_run", run_id_prefix(events.c.run_id))
 
 refused = Table(
     "refused",

@@ -44,6 +44,7 @@ from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError
+from sqlalchemy.schema import CreateIndex
 
 from olsdk._foundation._exceptions import ConfigError, Problem
 from olsdk._integrations._graph._facts import NO_TIME, ColumnEdge, EventFacts, extract
@@ -993,8 +994,8 @@ class Store(_Reads, _Log):
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
             t.metadata.create_all(conn)
             for table in t.metadata.sorted_tables:  # indexes added to a table a store already has
-                for index in table.indexes:
-                    index.create(conn, checkfirst=True)
+                for index in table.indexes:  # (by name: reflection does not see expression indexes)
+                    conn.execute(CreateIndex(index, if_not_exists=True))
             info = t.store_info.c
             found = conn.execute(select(info.value).where(info.name == "schema")).scalar()
             if found is None:

@@ -9,15 +9,15 @@
   agree on these share a version (a name-based UUID of them).
 
 Newest first, as Marquez lists them. A run's **upstream lineage** follows the version of
-each dataset it read (the latest written before it started) to the run that wrote it.
+each dataset it read (the last written by another run at or before its start, as in the
+run's ``inputDatasetVersions``) to the run that wrote it.
 """
 
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Final
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
@@ -29,14 +29,22 @@ from olsdk._integrations.serve._marquez import (
     _SOURCE_CODE,
     NotFound,
     _dataset_row,
-    _fields,
     _job_row,
     _run,
-    _text_of,
     tag_names,
 )
 from olsdk._integrations.serve._marquez import dataset as _dataset
 from olsdk._integrations.serve._marquez import job as _job
+from olsdk._integrations.serve._run_datasets import (
+    Written,
+    _fields,
+    _text_of,
+    fill_dataset_versions,
+    read_at,
+    run_datasets,
+    version_id,
+    versions_read,
+)
 from olsdk._integrations.serve._store import Store
 
 __all__ = [
@@ -48,12 +56,6 @@ __all__ = [
     "job_with_version",
     "upstream_runs",
 ]
-
-_VERSIONS: Final = uuid.UUID("6f1c1ab0-58b7-4bb2-9b5a-6f6c5e0d7a11")  # the namespace of olsdk's version ids
-
-
-def _version_id(*parts: Any) -> str:
-    return str(uuid.uuid5(_VERSIONS, json.dumps(parts, ensure_ascii=False, separators=(",", ":"))))
 
 
 def _events(conn: Connection, job_keys: list[str]) -> Iterator[tuple[str, str | None, dict[str, Any]]]:
@@ -71,12 +73,20 @@ def _events(conn: Connection, job_keys: list[str]) -> Iterator[tuple[str, str | 
                 yield row.event_time, row.run_id, document
 
 
-def _runs(conn: Connection, run_ids: set[str]) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
+def _run_rows(conn: Connection, run_ids: set[str]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
     keys = sorted(t.name_key(run_id) for run_id in run_ids)
     for start in range(0, len(keys), 500):
         query = select(t.runs).where(t.runs.c.run_key.in_(keys[start : start + 500]))
-        found.update({row.run_id: _run(row) for row in conn.execute(query)})
+        found.update({row.run_id: row for row in conn.execute(query)})
+    return found
+
+
+def _runs(conn: Connection, run_ids: set[str]) -> dict[str, dict[str, Any]]:
+    """The runs `run_ids` in Marquez's shape, with their datasets."""
+    rows = _run_rows(conn, run_ids)
+    found = {run_id: _run(row) for run_id, row in rows.items()}
+    fill_dataset_versions(conn, [(rows[run_id].job_key, run) for run_id, run in found.items()])
     return found
 
 
@@ -105,7 +115,7 @@ def _dataset_versions(conn: Connection, namespace: str, name: str) -> list[dict[
             raw = output.get("facets")
             facets: dict[str, Any] = raw if isinstance(raw, dict) else {}
             fields = _fields(facets)
-            version = _version_id(namespace, name, run_id, fields)
+            version = version_id(namespace, name, run_id, fields)
             held = found.setdefault(version, _dataset_version(namespace, name, version, time, run_id, fields))
             held["facets"].update(facets)
             held["sourceName"] = _text_of(held["facets"].get(_DATA_SOURCE), "name") or namespace
@@ -191,7 +201,7 @@ def _job_versions(conn: Connection, namespace: str, name: str) -> list[dict[str,
     for run_id, seen in sorted(by_run.items(), key=lambda item: item[1]["first"]):
         location = _text_of(seen["facets"].get(_SOURCE_CODE), "url")
         inputs, outputs = sorted(seen["inputs"]), sorted(seen["outputs"])
-        version = _version_id(namespace, name, location, inputs, outputs)
+        version = version_id(namespace, name, location, inputs, outputs)
         held = found.setdefault(
             version, _job_version(namespace, name, version, seen["first"], location, inputs, outputs)
         )
@@ -236,23 +246,30 @@ def job_version(store: Store, namespace: str, name: str, version: str) -> dict[s
 # ---------------------------------------------------------------- upstream run lineage
 
 
-def _run_inputs(conn: Connection, run_id: str) -> list[tuple[str, str]]:
-    inputs: set[tuple[str, str]] = set()
-    for (body,) in conn.execute(select(t.events.c.body).where(t.events.c.run_id == run_id)):
-        document = json.loads(body)
-        if isinstance(document, dict):
-            inputs |= _datasets_of(document, "inputs")
-    return sorted(inputs)
-
-
-def _read_version(conn: Connection, dataset: tuple[str, str], before: str) -> dict[str, Any] | None:
-    """The version of `dataset` a run starting at `before` read: the latest written by then."""
-    try:
-        versions = _dataset_versions(conn, *dataset)
-    except NotFound:
-        return None
-    written = [v for v in versions if v["createdAt"] <= before]
-    return max(written, key=lambda v: v["createdAt"]) if written else None
+def _upstream_step(conn: Connection, frontier: list[str]) -> list[dict[str, Any]]:
+    """The runs `frontier` (those stored), each with the dataset versions it read and the runs that wrote them."""
+    rows = _run_rows(conn, set(frontier))
+    runs = {run_id: _run(row) for run_id, row in rows.items()}
+    written: Written = {}
+    named = run_datasets(conn, [(row.job_key, run_id) for run_id, row in rows.items()], written)
+    inputs = {run_id: sorted(named[rows[run_id].job_key, run_id].inputs) for run_id in rows}
+    asks: dict[tuple[str, str], set[tuple[str, str | None]]] = {}
+    for run_id, datasets in inputs.items():
+        for dataset in datasets:
+            asks.setdefault(dataset, set()).add((read_at(runs[run_id]), run_id))
+    read = versions_read(conn, asks, written)
+    out = []
+    for run_id in frontier:
+        if run_id not in runs:
+            continue
+        listed = []
+        for dataset in inputs[run_id]:
+            version, producer = read.get((dataset, read_at(runs[run_id]), run_id), (None, None))
+            listed.append(
+                {"namespace": dataset[0], "name": dataset[1], "version": version, "producedByRunId": producer}
+            )
+        out.append(_upstream_run(runs[run_id], listed))
+    return out
 
 
 def upstream_runs(store: Store, run_id: str, depth: int) -> dict[str, Any]:
@@ -262,31 +279,17 @@ def upstream_runs(store: Store, run_id: str, depth: int) -> dict[str, Any]:
     with store.engine.connect() as conn:
         frontier, seen = [run_id], {run_id}
         for _level in range(max(0, depth) + 1):
-            found = _runs(conn, set(frontier))
-            if run_id not in found and not out:
+            step = _upstream_step(conn, frontier)
+            if not step and not out:
                 raise NotFound(f"run '{run_id}' not found")
-            step = []
-            for current in frontier:
-                run = found.get(current)
-                if run is None:
-                    continue
-                inputs = []
-                for dataset in _run_inputs(conn, current):
-                    version = _read_version(conn, dataset, run["startedAt"] or run["createdAt"])
-                    producer = version["createdByRun"]["id"] if version and version["createdByRun"] else None
-                    inputs.append(
-                        {
-                            "namespace": dataset[0],
-                            "name": dataset[1],
-                            "version": version["version"] if version else None,
-                            "producedByRunId": producer,
-                        }
-                    )
+            out += step
+            frontier = []
+            for found in step:
+                for read in found["inputs"]:
+                    producer = read["producedByRunId"]
                     if producer and producer not in seen:
                         seen.add(producer)
-                        step.append(producer)
-                out.append(_upstream_run(run, inputs))
-            frontier = step
+                        frontier.append(producer)
             if not frontier:
                 break
     return {"runs": out}
