@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias, cast
 from pydantic import BaseModel
 
 from olsdk._foundation import _registry
-from olsdk._models import BaseEvent, BaseFacet
+from olsdk._models import BaseEvent, BaseFacet, DatasetEvent, JobEvent, RunEvent
 from olsdk._models._runtime import FacetContainer
 
 # isort: split
@@ -32,6 +32,7 @@ __all__ = [
     "ENTITY_NAMES",
     "EVENT_CLASSES",
     "Entity",
+    "Event",
     "EventKind",
     "entity",
     "entity_of_class",
@@ -40,6 +41,8 @@ __all__ = [
 ]
 
 EventKind: TypeAlias = Literal["run", "dataset", "job"]
+Event: TypeAlias = RunEvent | DatasetEvent | JobEvent
+"""Any OpenLineage event."""
 
 
 @dataclass(frozen=True)

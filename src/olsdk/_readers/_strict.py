@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Annotated, Any, TypeAlias, Union, cast
+from typing import Annotated, Any, Union, cast
 
 from pydantic import ConfigDict, Discriminator, Tag, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from olsdk._foundation._exceptions import Problem, ValidationError
-from olsdk._models import DatasetEvent, JobEvent, RunEvent
+from olsdk._models import DatasetEvent, RunEvent
 from olsdk._models._runtime import PYTHON_FORMS
 from olsdk._models._runtime._pydantic import validator_of
-from olsdk._models._spec import EVENT_CLASSES, EventKind, event_kind
+from olsdk._models._spec import EVENT_CLASSES, Event, EventKind, event_kind
 from olsdk._readers._wire import JSONProblem, check_data, decode, decode_exact, exact_numbers
 
 __all__ = ["Event", "parse_strict"]
-
-Event: TypeAlias = RunEvent | DatasetEvent | JobEvent
-"""Any OpenLineage event."""
 
 
 # One tagged member per event kind of the generated table, dispatched on `event_kind`.

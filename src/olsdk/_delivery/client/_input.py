@@ -18,19 +18,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from pydantic import BaseModel
 
 from olsdk._foundation._exceptions import Problem, ValidationError
 from olsdk._models._runtime import dump_json
-
-if TYPE_CHECKING:
-    from olsdk._readers._events import Event
-else:  # the same union, without importing the readers (an emit of a model never parses)
-    from olsdk._models import DatasetEvent, JobEvent, RunEvent
-
-    Event = RunEvent | DatasetEvent | JobEvent
+from olsdk._models._spec import Event  # not the readers': an emit of a model never parses
 
 __all__ = ["EventInput", "OfficialClientEvent", "Refused", "serialise"]
 
