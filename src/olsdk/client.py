@@ -6,13 +6,15 @@
 
 from typing import TYPE_CHECKING, Any
 
-from olsdk._delivery._config import ErrorPolicy, LoadedConfig, find_config_file, masked
+from olsdk._delivery._config import find_config_file
 from olsdk._delivery.client._client import ErrorCallback, OpenLineageClient
-from olsdk._delivery.client._config import load_config
+from olsdk._delivery.client._config import LoadedConfig, load_config
+from olsdk._delivery.client._settings import ErrorPolicy
 from olsdk._delivery.client._spool import ReplayInProgress, ReplayProgress, ReplayResult, Spool, replay
 from olsdk._delivery.client._uuid7 import static_uuid7, uuid7
 from olsdk._delivery.transports._base import Payload
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
+from olsdk._foundation._secrets import masked
 
 if TYPE_CHECKING:  # the run helper (and the naming builders it takes) loads on first use
     from olsdk._builders._build import Emitter

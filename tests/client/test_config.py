@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from olsdk._delivery._config import ClientSettings, Settings, display_names
+from olsdk._delivery._config import Settings, display_names
+from olsdk._delivery.client._settings import ClientSettings
 from olsdk.client import ConfigError, OpenLineageClient, load_config
 from olsdk.transports import (
     CompositeTransport,

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from olsdk import ConfigError
-from olsdk._delivery._config import env_layer, find_config_file, load
+from olsdk._delivery._config import env_layer, find_config_file
+from olsdk._delivery.client._config import load_config
 from tests.support.client_testkit import http_config as http
 from tests.support.client_testkit import write_yml
 from tests.support.processes import run_cli, run_script
@@ -30,7 +31,7 @@ def test_file_lookup_order(tmp_path: Path) -> None:
     assert find_config_file({}, str(cwd), str(home)) == in_cwd
     in_cwd.unlink()
     assert find_config_file({}, str(cwd), str(home)) == in_home
-    loaded = load(environ={}, cwd=str(cwd), home=str(home))
+    loaded = load_config(environ={}, cwd=str(cwd), home=str(home))
     assert loaded.settings.transport == {"type": "http", "url": "http://home"}
 
 
@@ -43,7 +44,7 @@ def test_precedence_code_over_file_over_env(tmp_path: Path) -> None:
         "OPENLINEAGE__TRANSPORT__ENDPOINT": "from/env",
         "OPENLINEAGE__TRANSPORT__COMPRESSION": "gzip",
     }
-    loaded = load({"transport": {"timeout": 3}}, environ=env, cwd=str(tmp_path), home=str(tmp_path))
+    loaded = load_config({"transport": {"timeout": 3}}, environ=env, cwd=str(tmp_path), home=str(tmp_path))
     t = loaded.settings.transport
     assert t == {"type": "http", "url": "http://file", "timeout": 3, "endpoint": "from/file", "compression": "gzip"}
     assert loaded.origin("transport", "timeout") == "code"
@@ -57,7 +58,7 @@ def test_a_json_section_in_one_variable_wins_over_its_leaves() -> None:
         "OPENLINEAGE__TRANSPORT__URL": "http://leaf",
         "OPENLINEAGE__TRANSPORT": '{"type": "http", "url": "http://blob"}',
     }
-    loaded = load(environ=env, cwd="/nonexistent", home="/nonexistent")
+    loaded = load_config(environ=env, cwd="/nonexistent", home="/nonexistent")
     assert loaded.settings.transport == {"type": "http", "url": "http://blob"}
     assert loaded.origin("transport", "url") == "environment variable OPENLINEAGE__TRANSPORT"
     tree, origins = env_layer({"OPENLINEAGE__SPOOL__PATH": "/x", "OTHER": "1"})
@@ -70,7 +71,9 @@ def test_a_json_section_in_one_variable_wins_over_its_leaves() -> None:
 def test_url_shorthand_is_the_fallback_and_joins_a_composite(tmp_path: Path) -> None:
     yml = write_yml(tmp_path / "ol.yml", {"transport": {"type": "console"}})
     short = {"OPENLINEAGE_URL": "http://u", "OPENLINEAGE_API_KEY": "k"}
-    fallback = load(environ={**short, "OPENLINEAGE__TRANSPORT__TIMEOUT": "9"}, cwd=str(tmp_path), home=str(tmp_path))
+    fallback = load_config(
+        environ={**short, "OPENLINEAGE__TRANSPORT__TIMEOUT": "9"}, cwd=str(tmp_path), home=str(tmp_path)
+    )
     assert fallback.settings.transport == {
         "timeout": "9",
         "type": "http",
@@ -78,16 +81,18 @@ def test_url_shorthand_is_the_fallback_and_joins_a_composite(tmp_path: Path) -> 
         "auth": {"type": "api_key", "apiKey": "k"},
     }
     assert fallback.origin("transport", "auth", "apiKey") == "environment variable OPENLINEAGE_API_KEY"
-    with_file = load(environ={**short, "OPENLINEAGE_CONFIG": str(yml)}, cwd=str(tmp_path), home=str(tmp_path))
+    with_file = load_config(environ={**short, "OPENLINEAGE_CONFIG": str(yml)}, cwd=str(tmp_path), home=str(tmp_path))
     assert with_file.settings.transport == {"type": "console"}  # the file names a type: it wins
-    explicit = load(environ={**short, "OPENLINEAGE__TRANSPORT__TYPE": "console"}, cwd=str(tmp_path), home=str(tmp_path))
+    explicit = load_config(
+        environ={**short, "OPENLINEAGE__TRANSPORT__TYPE": "console"}, cwd=str(tmp_path), home=str(tmp_path)
+    )
     assert explicit.settings.transport == {"type": "console"}
     composite = {"transport": {"type": "composite", "transports": {"f": {"type": "console"}}}}
-    joined = load(composite, environ={"OPENLINEAGE_URL": "http://u"}, cwd=str(tmp_path), home=str(tmp_path))
+    joined = load_config(composite, environ={"OPENLINEAGE_URL": "http://u"}, cwd=str(tmp_path), home=str(tmp_path))
     assert joined.settings.transport is not None
     assert joined.settings.transport["transports"]["default_http"] == {"type": "http", "url": "http://u"}
     assert joined.origin("transport", "transports", "default_http", "url") == "environment variable OPENLINEAGE_URL"
-    switched = load(environ={**short, "OPENLINEAGE__TRANSPORT__TYPE": "async_http"}, cwd="/nonexistent")
+    switched = load_config(environ={**short, "OPENLINEAGE__TRANSPORT__TYPE": "async_http"}, cwd="/nonexistent")
     assert switched.settings.transport == {
         "type": "async_http",
         "url": "http://u",
@@ -98,7 +103,7 @@ def test_url_shorthand_is_the_fallback_and_joins_a_composite(tmp_path: Path) -> 
 def test_keys_differing_in_spelling_are_one_key_across_layers(tmp_path: Path) -> None:
     yml = write_yml(tmp_path / "ol.yml", http("http://x", auth={"type": "api_key", "apiKey": "from-file"}))
     env = {"OPENLINEAGE_CONFIG": str(yml), "OPENLINEAGE__TRANSPORT__AUTH__API_KEY": "from-env"}
-    loaded = load(environ=env, cwd=str(tmp_path), home=str(tmp_path))
+    loaded = load_config(environ=env, cwd=str(tmp_path), home=str(tmp_path))
     assert loaded.settings.transport is not None
     assert loaded.settings.transport["auth"] == {"type": "api_key", "apiKey": "from-file"}  # file > env
     assert "from-file" not in repr(loaded) and "from-env" not in repr(loaded)
@@ -108,20 +113,20 @@ def test_unreadable_files_are_errors_naming_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "ol.yml"
     bad.write_text("transport: [unclosed")
     with pytest.raises(ConfigError, match=f"cannot read OpenLineage config file {bad}"):
-        load(environ={"OPENLINEAGE_CONFIG": str(bad)})
+        load_config(environ={"OPENLINEAGE_CONFIG": str(bad)})
     bad.write_text("- a list\n")
     with pytest.raises(ConfigError, match="the top level must be a mapping, got list"):
-        load(environ={"OPENLINEAGE_CONFIG": str(bad)})
+        load_config(environ={"OPENLINEAGE_CONFIG": str(bad)})
     bad.write_text("")
-    assert load(environ={"OPENLINEAGE_CONFIG": str(bad)}).data == {}
+    assert load_config(environ={"OPENLINEAGE_CONFIG": str(bad)}).data == {}
 
 
 def test_client_keys_are_checked_here() -> None:
     with pytest.raises(ConfigError, match=r"^error_policy: must be one of 'log', 'raise', got 'ignore'"):
-        load({"error_policy": "ignore"}, environ={})
+        load_config({"error_policy": "ignore"}, environ={})
     with pytest.raises(ConfigError, match=r"filters\.regex: invalid regular expression"):
-        load({"filters": [{"type": "regex", "regex": "("}]}, environ={})
-    loaded = load({"spool": {"enabled": "no"}, "error_policy": "RAISE"}, environ={})
+        load_config({"filters": [{"type": "regex", "regex": "("}]}, environ={})
+    loaded = load_config({"spool": {"enabled": "no"}, "error_policy": "RAISE"}, environ={})
     assert (loaded.settings.spool.enabled, loaded.settings.error_policy) == (False, "raise")
 
 
@@ -180,7 +185,7 @@ def test_hostile_yaml_fails_with_a_config_error_naming_the_file(text: str, messa
     yml = tmp_path / "ol.yml"
     yml.write_text(text)
     with pytest.raises(ConfigError, match=message) as err:
-        load(environ={"OPENLINEAGE_CONFIG": str(yml)}, cwd=str(tmp_path), home=str(tmp_path))
+        load_config(environ={"OPENLINEAGE_CONFIG": str(yml)}, cwd=str(tmp_path), home=str(tmp_path))
     assert str(yml) in str(err.value)
 
 
@@ -188,14 +193,14 @@ def test_invalid_utf8_names_the_file_and_the_byte(tmp_path: Path) -> None:
     yml = tmp_path / "openlineage.yml"
     yml.write_bytes(b"transport:\n  type: http\n  url: http://h\xe9\n")
     with pytest.raises(ConfigError, match=r"openlineage\.yml: not valid UTF-8 \(byte 39: b'\\xe9'\)") as err:
-        load(environ={}, cwd=str(tmp_path), home=str(tmp_path))
+        load_config(environ={}, cwd=str(tmp_path), home=str(tmp_path))
     assert str(yml) in str(err.value)
 
 
 def test_json_in_a_variable_nested_30000_deep_is_refused() -> None:
     env = {"OPENLINEAGE__TRANSPORT": "[" * 30_000 + "]" * 30_000}
     with pytest.raises(ConfigError, match=r"transport: JSON text nested deeper than 32 levels \(from environment"):
-        load(environ=env, cwd="/nonexistent", home="/nonexistent")
+        load_config(environ=env, cwd="/nonexistent", home="/nonexistent")
     from olsdk.client import OpenLineageClient
 
     with pytest.raises(ConfigError):
@@ -214,7 +219,7 @@ def test_an_explicit_config_file_must_exist_and_be_readable(tmp_path: Path) -> N
     cases[str(broken)] = "is a broken symbolic link"
     for named, why in cases.items():
         with pytest.raises(ConfigError, match=f"from OPENLINEAGE_CONFIG={named}\\) {why}"):
-            load(environ={"OPENLINEAGE_CONFIG": named}, cwd=str(tmp_path), home=str(tmp_path))
+            load_config(environ={"OPENLINEAGE_CONFIG": named}, cwd=str(tmp_path), home=str(tmp_path))
 
 
 def test_an_unreadable_config_file_is_an_error_not_a_fallback() -> None:
@@ -231,13 +236,13 @@ def test_an_unreadable_config_file_is_an_error_not_a_fallback() -> None:
         script = f"""
             import os
             from olsdk import ConfigError
-            from olsdk._delivery._config import load
+            from olsdk._delivery.client._config import load_config
             if os.getuid() == 0:
                 os.setgid(65534)
                 os.setuid(65534)
             for env in ({{"OPENLINEAGE_CONFIG": {str(explicit)!r}}}, {{}}):
                 try:
-                    load(environ=env, cwd={str(tmp_path)!r}, home={str(home)!r})
+                    load_config(environ=env, cwd={str(tmp_path)!r}, home={str(home)!r})
                     print("loaded")
                 except ConfigError as exc:
                     print(exc)
@@ -261,7 +266,7 @@ def test_near_misses_of_variable_names_are_warned_about(caplog: pytest.LogCaptur
         "OPENLINEAGE_URL": "http://h",
     }
     with caplog.at_level(logging.WARNING, logger="olsdk"):
-        loaded = load(environ=env, cwd="/nonexistent", home="/nonexistent")
+        loaded = load_config(environ=env, cwd="/nonexistent", home="/nonexistent")
     assert sorted(loaded.warnings) == [
         "environment variable OPENLINEAGE_TRANSPORT__TYPE is not read by OpenLineage; "
         "did you mean OPENLINEAGE__TRANSPORT__TYPE?",

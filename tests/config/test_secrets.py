@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from olsdk._delivery._config import mask_url, masked
+from olsdk._foundation._secrets import mask_url, masked
 
 
 def test_url_passwords_are_masked_wherever_they_stand() -> None:
@@ -51,7 +51,7 @@ def test_secret_query_parameters_are_masked() -> None:
 
 
 def test_secret_looking_header_names_in_any_case() -> None:
-    from olsdk._delivery._config import is_secret_key
+    from olsdk._foundation._secrets import is_secret_key
 
     for name in (
         "X-Api-Key",
@@ -73,8 +73,7 @@ def test_secret_looking_header_names_in_any_case() -> None:
 
 
 def test_scrub_removes_credentials_servers_echo_and_cuts_long_reasons() -> None:
-    from olsdk._delivery._config import scrub
-    from olsdk._foundation._secrets import basic_token
+    from olsdk._foundation._secrets import basic_token, scrub
 
     token = basic_token("user", "pw")
     reason = f"HTTP 401: denied for Basic {token}, bearer abc.def, X-Api-Key: k-1; echo of pw and {token}"
@@ -87,8 +86,7 @@ def test_scrub_removes_credentials_servers_echo_and_cuts_long_reasons() -> None:
 
 
 def test_secret_values_collects_keys_urls_and_basic_tokens() -> None:
-    from olsdk._delivery._config import secret_values
-    from olsdk._foundation._secrets import basic_token
+    from olsdk._foundation._secrets import basic_token, secret_values
 
     config = {"transport": {"url": "http://u:p%40ss@h", "auth": {"apiKey": "K"}, "custom_headers": {"X-Token": "T"}}}
     found = secret_values(config)

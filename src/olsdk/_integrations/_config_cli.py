@@ -11,10 +11,10 @@ from typing import Any
 
 import yaml
 
-from olsdk._delivery._config import masked
 from olsdk._delivery.client._config import load_config
 from olsdk._delivery.client._effective import effective
 from olsdk._foundation._exceptions import ConfigError
+from olsdk._foundation._secrets import masked
 from olsdk._integrations._airflow_config import airflow_config
 
 __all__ = ["register"]

@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from olsdk._delivery._config import LoadedConfig, scrub
-from olsdk._delivery.client._config import load_config, spool_setting
+from olsdk._delivery.client._config import LoadedConfig, load_config, spool_setting
 from olsdk._delivery.client._input import Refused, serialise
 from olsdk._delivery.client._spool import (
     ReplayInProgress,
@@ -42,6 +41,7 @@ from olsdk._delivery.transports._base import Payload, Transport, describe_event
 from olsdk._delivery.transports._factory import create_transport
 from olsdk._foundation._documents import EVENT_FILE_SUFFIXES, event_files
 from olsdk._foundation._exceptions import ConfigError, DeliveryError, Problem
+from olsdk._foundation._secrets import scrub
 from olsdk._integrations._airflow_config import airflow_config
 from olsdk._readers._validate import validate_event
 

@@ -1,7 +1,7 @@
-"""Configuration: settings on pydantic (``_engine``), the shape of ``openlineage.yml`` (``_settings``), where
-values come from (``_load``: file, variables, code; ``_airflow``: Airflow's OpenLineage provider).
+"""The settings engine: settings classes on pydantic with the official client's leniency (``_engine``),
+and the sources they are read from (``_load``: ``openlineage.yml``, variables, a host program, code).
 
-It knows no transport: the ``transport`` section stays a mapping, ``olsdk.transports`` parses it.
+It knows no setting: each settings class lives with what it configures (the client's, each transport's).
 """
 
 from olsdk._delivery._config._engine import (
@@ -11,17 +11,14 @@ from olsdk._delivery._config._engine import (
     display_names,
     fail,
     norm,
+    origin_of,
     parse_json_text,
     respell,
     suggest,
     unknown_key_error,
 )
-from olsdk._delivery._config._load import HostConfig, LoadedConfig, env_layer, find_config_file, is_disabled, load
-from olsdk._delivery._config._settings import BreakerSettings, ClientSettings, ErrorPolicy, FilterSettings
-from olsdk._foundation._secrets import install_log_masking, is_secret_key, mask_url, masked, scrub, secret_values
+from olsdk._delivery._config._load import ENV_PREFIX, HostConfig, Merged, env_layer, find_config_file, merge_sources
 
-__all__ = ["BreakerSettings", "ClientSettings", "ErrorPolicy", "FilterSettings", "HostConfig", "LoadedConfig"]
-__all__ += ["Origins"]
-__all__ += ["Settings", "build", "display_names", "env_layer", "fail", "find_config_file", "install_log_masking"]
-__all__ += ["is_disabled", "is_secret_key", "load", "mask_url", "masked", "norm", "parse_json_text", "respell", "scrub"]
-__all__ += ["secret_values", "suggest", "unknown_key_error"]
+__all__ = ["ENV_PREFIX", "HostConfig", "Merged", "Origins", "Settings", "build", "display_names", "env_layer", "fail"]
+__all__ += ["find_config_file", "merge_sources", "norm", "origin_of", "parse_json_text", "respell", "suggest"]
+__all__ += ["unknown_key_error"]

@@ -7,40 +7,24 @@ recursive, 10,000 values). Higher sources override lower ones key by key, keys c
 except that a section whose ``type`` changes is replaced whole. ``OPENLINEAGE_URL`` / ``_ENDPOINT`` /
 ``_API_KEY`` describe an HTTP transport used only when no source names a transport ``type`` (a composite
 gets it as its ``default_http`` child; an ``async_http`` one from variables takes its missing keys). Each
-value keeps where it came from; a variable that nearly matches an OpenLineage name gets a warning.
+value keeps where it came from. What the merged sources mean is the settings classes' business.
 """
 
 from __future__ import annotations
 
 import copy
-import difflib
-import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from olsdk._delivery._config._engine import Origins, build, norm, origin_of
-from olsdk._delivery._config._settings import ClientSettings
+from olsdk._delivery._config._engine import Origins, norm
 from olsdk._foundation._documents import MAX_DEPTH, check_shape, read_yaml_file
 from olsdk._foundation._exceptions import ConfigError
-from olsdk._foundation._secrets import masked
 
-log = logging.getLogger("olsdk.config")
 ENV_PREFIX = "OPENLINEAGE__"
 Tree = dict[str, Any]
-# variables the client reads (a near miss of one gets a warning), and those other integrations read
-CLIENT_VARIABLES = tuple(
-    f"OPENLINEAGE_{n}" for n in ("URL", "ENDPOINT", "API_KEY", "CONFIG", "DISABLED", "CLIENT_LOGGING")
-)
-_OTHER = ("NAMESPACE", "PARENT_ID", "ROOT_PARENT_ID", "PARENT_RUN_ID", "EXTRACTORS", "DBT_LOGGING", "DBT_JOB_NAME")
-KNOWN_VARIABLES = {*CLIENT_VARIABLES, *(f"OPENLINEAGE_{n}" for n in (*_OTHER, "DISABLE_SOURCE_CODE", "SQL_PARSER"))}
-KNOWN_VARIABLES.add("OPENLINEAGE_AIRFLOW_DISABLE_SOURCE_CODE")
-
-
-def is_disabled(environ: Mapping[str, str]) -> bool:
-    return environ.get("OPENLINEAGE_DISABLED", "").strip().lower() == "true"
 
 
 def find_config_file(environ: Mapping[str, str], cwd: str | None = None, home: str | None = None) -> Path | None:
@@ -75,24 +59,6 @@ def read_config_file(path: Path) -> Tree:
         raise ConfigError(f"{path}: the top level must be a mapping, got {type(data).__name__}")
     check_shape(data, where)
     return data or {}
-
-
-def near_misses(environ: Mapping[str, str]) -> list[str]:
-    """Warnings for variables that nearly match a name OpenLineage reads."""
-    found: list[str] = []
-    for name in sorted(n for n in environ if n.upper().startswith("OPENLINEAGE") and n not in KNOWN_VARIABLES):
-        upper, rest = name.upper(), name.upper()[len("OPENLINEAGE_") :]
-        if name.startswith(ENV_PREFIX):
-            continue
-        if upper.startswith(ENV_PREFIX) or upper in KNOWN_VARIABLES:
-            intended: str | None = upper  # right name, wrong case: variable names are case-sensitive
-        elif upper.startswith("OPENLINEAGE_") and "__" in rest:
-            intended = ENV_PREFIX + rest  # one "_" short after the prefix
-        else:
-            intended = next(iter(difflib.get_close_matches(upper, CLIENT_VARIABLES, n=1, cutoff=0.85)), None)
-        if intended and intended != name:
-            found.append(f"environment variable {name} is not read by OpenLineage; did you mean {intended}?")
-    return found
 
 
 def env_layer(environ: Mapping[str, str]) -> tuple[Tree, dict[tuple[str, ...], str]]:
@@ -170,25 +136,13 @@ class HostConfig:
     file: Path | None = None
 
 
-@dataclass(frozen=True, repr=False)
-class LoadedConfig:
-    """The merged configuration, validated, with where each value came from (``settings.transport``
-    stays a mapping: the transports layer checks and builds it)."""
+@dataclass(frozen=True)
+class Merged:
+    """The sources merged (``data``), where each value came from, and the configuration file read."""
 
     data: Tree
-    settings: ClientSettings
     origins: Origins = field(default_factory=dict)
     file: Path | None = None
-    disabled: bool = False
-    warnings: tuple[str, ...] = ()  # near misses of OpenLineage variable names (logged as warnings too)
-    host: HostConfig | None = None  # what a host program configured (``load(host=...)``)
-
-    def __repr__(self) -> str:
-        return f"LoadedConfig(file={self.file}, data={masked(self.data)!r})"
-
-    def origin(self, *path: str) -> str | None:
-        """Where the value at ``path`` came from (a parent's origin covers its leaves)."""
-        return origin_of(self.origins, path)
 
 
 class _Layers:
@@ -214,23 +168,20 @@ class _Layers:
         return node is not None
 
 
-def load(
+def merge_sources(
     config: Mapping[str, Any] | None = None,
     *,
     environ: Mapping[str, str] | None = None,
     cwd: str | None = None,
     home: str | None = None,
     host: HostConfig | None = None,
-) -> LoadedConfig:
-    """Merge file, environment and code configuration and validate the client settings.
+) -> Merged:
+    """Merge file, environment and code configuration (see the module docstring), not validated.
 
     ``host``: what a host program configures counts too, where Airflow's OpenLineage provider applies
     it: over file and environment, under code.
     """
     env = os.environ if environ is None else environ
-    warnings = (*near_misses(env), *(host.warnings if host else ()))
-    for warning in warnings:
-        log.warning("%s", warning)
     if config:
         check_shape(config, "the configuration given in code")
     layers, (env_data, env_origins), shorthand = _Layers(), env_layer(env), url_shorthand(env)
@@ -247,8 +198,7 @@ def load(
         layers.add(dict(config), "code")
     if shorthand:
         _add_shorthand(layers, shorthand)
-    settings = build(ClientSettings, layers.data, (), layers.origins)
-    return LoadedConfig(layers.data, settings, layers.origins, path, is_disabled(env), warnings, host)
+    return Merged(layers.data, layers.origins, path)
 
 
 def _add_shorthand(layers: _Layers, shorthand: tuple[Tree, Origins]) -> None:

@@ -28,14 +28,14 @@ from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from olsdk._delivery._config import ClientSettings, ErrorPolicy, LoadedConfig, is_disabled
-from olsdk._delivery.client._config import load_config
+from olsdk._delivery.client._config import LoadedConfig, is_disabled, load_config
 from olsdk._delivery.client._input import EventInput, Refused
 from olsdk._delivery.client._lifecycle import track
 from olsdk._delivery.client._outcomes import ErrorCallback, Outcomes
 from olsdk._delivery.client._prepare import Preparer
 from olsdk._delivery.client._relay import Relay
 from olsdk._delivery.client._send import Sender
+from olsdk._delivery.client._settings import ClientSettings, ErrorPolicy
 from olsdk._delivery.client._spool import Spool, default_spool_path
 from olsdk._delivery.client._store import SharedBreakers, Store
 from olsdk._delivery.client._targets import install_breakers

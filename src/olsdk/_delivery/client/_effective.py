@@ -10,11 +10,11 @@ from typing import Any
 
 from pydantic import BaseModel, SecretStr
 
-from olsdk._delivery._config import LoadedConfig, display_names, mask_url, masked, norm
-from olsdk._delivery.client._config import spool_setting
+from olsdk._delivery._config import display_names, norm
+from olsdk._delivery.client._config import LoadedConfig, spool_setting
 from olsdk._delivery.client._spool import default_spool_path
 from olsdk._delivery.transports._factory import TransportSpec, parse_transport
-from olsdk._foundation._secrets import MASK
+from olsdk._foundation._secrets import MASK, mask_url, masked
 
 __all__ = ["Entry", "effective"]
 

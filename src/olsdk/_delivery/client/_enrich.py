@@ -40,7 +40,7 @@ from pydantic import BaseModel
 
 from olsdk._builders.facets._base import key_of
 from olsdk._builders.naming._partitions import DATASET_NAME_TRIMMERS
-from olsdk._delivery._config import ClientSettings
+from olsdk._delivery.client._settings import ClientSettings
 from olsdk._models._generated import _meta
 from olsdk._models._generated import models as m
 from olsdk._models._release import spec_class

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from olsdk._delivery._config import FilterSettings
+from olsdk._delivery.client._settings import FilterSettings
 from olsdk._delivery.transports._base import Payload
 
 __all__ = ["JobNameFilter"]

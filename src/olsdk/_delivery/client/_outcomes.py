@@ -32,9 +32,9 @@ from olsdk._foundation._exceptions import DeliveryError, Problem, ValidationErro
 from olsdk._foundation._secrets import scrub
 
 if TYPE_CHECKING:
-    from olsdk._delivery._config import ErrorPolicy
     from olsdk._delivery.client._input import Refused
     from olsdk._delivery.client._relay import Relay
+    from olsdk._delivery.client._settings import ErrorPolicy
     from olsdk._delivery.client._spool import Spool
 
 __all__ = ["ErrorCallback", "Outcomes"]

@@ -21,8 +21,8 @@ from olsdk._models._runtime._bases import _DEFAULT_PRODUCER as BUILTIN_PRODUCER
 from olsdk._models._runtime._pydantic import dump_data
 
 if TYPE_CHECKING:
-    from olsdk._delivery._config import ClientSettings
     from olsdk._delivery.client._enrich import Enricher
+    from olsdk._delivery.client._settings import ClientSettings
 
 __all__ = ["BUILTIN_PRODUCER", "Preparer"]
 

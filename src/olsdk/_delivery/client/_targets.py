@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from olsdk._delivery._config import BreakerSettings
 from olsdk._delivery.transports._base import Transport
-from olsdk._delivery.transports._breaker import Breaker, SharedState
+from olsdk._delivery.transports._breaker import Breaker, BreakerSettings, SharedState
 
 if TYPE_CHECKING:
     from olsdk._delivery.transports._composite import CompositeTransport

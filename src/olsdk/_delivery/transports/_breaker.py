@@ -32,7 +32,9 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from olsdk._delivery._config import BreakerSettings
+from pydantic import Field
+
+from olsdk._delivery._config import Settings
 from olsdk._foundation._exceptions import DeliveryError
 
 __all__ = ["Breaker", "BreakerSettings", "SharedState"]
@@ -45,6 +47,15 @@ _PROBE_LEASE = 120.0  # a probe that never reported (its thread died) is given u
 # reproducible runs, or drawn by hypothesis), and relays draw from background threads
 _JITTER = random.Random()
 _CHEAP_PROBE = 0.25  # seconds: a probe that failed faster (refused, no route) does not double the cooldown
+
+
+class BreakerSettings(Settings):
+    """The circuit breaker of each destination (``breaker:`` in the configuration)."""
+
+    enabled: bool = True
+    threshold: int = Field(default=1, ge=1)  # unreachable failures in a row that open it
+    cooldown: float = Field(default=1.0, gt=0)  # first wait before a probe, seconds
+    max_cooldown: float = Field(default=60.0, gt=0)  # the longest wait between probes
 
 
 class SharedState(Protocol):
@@ -228,7 +239,7 @@ class Breaker:
 
     @property
     def identity_text(self) -> str:
-        from olsdk._delivery._config import mask_url
+        from olsdk._foundation._secrets import mask_url
 
         return mask_url(self.identity)
 

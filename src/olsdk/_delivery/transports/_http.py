@@ -34,13 +34,14 @@ import urllib3.exceptions
 from pydantic import Field, model_validator
 from urllib3.util.retry import Retry
 
-from olsdk._delivery._config import Settings, display_names, install_log_masking, mask_url, scrub
+from olsdk._delivery._config import Settings, display_names
 from olsdk._delivery.transports._attempts import Resume, attempt_mode
 from olsdk._delivery.transports._auth import AuthSettings, TokenProvider, secret, token_provider
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._delivery.transports._buffered import OnFull
 from olsdk._delivery.transports._retry import RetrySettings, backoff_time, new_retry, retry_after
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
+from olsdk._foundation._secrets import install_log_masking, mask_url, scrub
 
 __all__ = ["BatchSettings", "HttpSettings", "HttpTransport", "SslContextSettings"]
 

@@ -1,5 +1,6 @@
-"""The validated shape of ``openlineage.yml``: the official client's top-level keys (``transport``,
-``facets``, ``filters``, ``tags``, ``dataset``) and olsdk's own, which the official client ignores."""
+"""The client's settings: the validated shape of ``openlineage.yml``, the official client's top-level
+keys (``transport``, ``facets``, ``filters``, ``tags``, ``dataset``) and olsdk's own, which the official
+client ignores. Each transport's settings live with the transport, the breaker's with the breaker."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import Field, model_validator
 
-from olsdk._delivery._config._engine import Settings
+from olsdk._delivery._config import Settings
+from olsdk._delivery.transports._breaker import BreakerSettings
 from olsdk._foundation._exceptions import ConfigError
 from olsdk._foundation._secrets import masked
 
@@ -72,15 +74,6 @@ class SpoolSettings(Settings):
     fsync: Literal["never", "always"] = "never"
     finish: bool = True  # deliver, in the background, what processes that are gone left in the store
     finish_delay: float = Field(default=1.0, ge=0)  # ...starting this many seconds after the client starts
-
-
-class BreakerSettings(Settings):
-    """The circuit breaker of each destination (see ``olsdk._delivery.transports._breaker``)."""
-
-    enabled: bool = True
-    threshold: int = Field(default=1, ge=1)  # unreachable failures in a row that open it
-    cooldown: float = Field(default=1.0, gt=0)  # first wait before a probe, seconds
-    max_cooldown: float = Field(default=60.0, gt=0)  # the longest wait between probes
 
 
 class ClientSettings(Settings):
