@@ -178,6 +178,7 @@ class Settings(BaseModel):
         validate_by_alias=True,
         coerce_numbers_to_str=True,  # YAML reads `apiKey: 123` as a number; the setting is text
         allow_inf_nan=False,
+        defer_build=True,  # built when first validated: a process builds only the settings it reads
     )
 
     def __init__(self, /, **data: Any) -> None:

@@ -52,7 +52,7 @@ class SourceCodeLocationSettings(Settings):
 
 class FacetsSettings(Settings):
     environment_variables: list[str] = Field(default_factory=list)
-    source_code_location: SourceCodeLocationSettings = SourceCodeLocationSettings()
+    source_code_location: SourceCodeLocationSettings = Field(default_factory=SourceCodeLocationSettings)
 
 
 class TagsSettings(Settings):
@@ -78,14 +78,14 @@ class SpoolSettings(Settings):
 
 class ClientSettings(Settings):
     transport: dict[str, Any] | None = None  # checked and built by the transports layer
-    facets: FacetsSettings = FacetsSettings()
+    facets: FacetsSettings = Field(default_factory=FacetsSettings)
     filters: list[FilterSettings] = Field(default_factory=list)
-    tags: TagsSettings = TagsSettings()
-    dataset: DatasetSettings = DatasetSettings()
+    tags: TagsSettings = Field(default_factory=TagsSettings)
+    dataset: DatasetSettings = Field(default_factory=DatasetSettings)
     producer: str | None = None
     error_policy: ErrorPolicy = "log"
-    spool: SpoolSettings = SpoolSettings()
-    breaker: BreakerSettings = BreakerSettings()
+    spool: SpoolSettings = Field(default_factory=SpoolSettings)
+    breaker: BreakerSettings = Field(default_factory=BreakerSettings)
     # seconds close() (and interpreter exit) may take; the rest stays in the store
     close_timeout: float = Field(default=5.0, ge=0)
     max_event_bytes: int = Field(default=10 * 1024 * 1024, ge=1)  # a larger event is refused (spooled as text)

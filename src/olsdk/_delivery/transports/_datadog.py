@@ -57,7 +57,7 @@ class DatadogSettings(Settings):
     api_key: SecretStr | None = Field(default=None, validation_alias="apiKey")  # default: $DD_API_KEY
     site: str | None = None  # default: $DD_SITE, else datadoghq.com
     timeout: float = 5.0
-    retry: RetrySettings = RetrySettings()
+    retry: RetrySettings = Field(default_factory=RetrySettings)
     max_queue_size: int = 10_000
     max_concurrent_requests: int = 100
     async_transport_rules: dict[str, dict[str, bool]] = Field(default_factory=lambda: {"dbt": {"*": True}})

@@ -105,7 +105,7 @@ class HttpSettings(Settings):
     auth: AuthSettings | None = None
     compression: Literal["gzip"] | None = None
     custom_headers: dict[str, str] = Field(default_factory=dict)
-    retry: RetrySettings = RetrySettings()
+    retry: RetrySettings = Field(default_factory=RetrySettings)
     batch: BatchSettings | None = None
 
     @model_validator(mode="after")
