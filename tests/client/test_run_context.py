@@ -43,9 +43,10 @@ def context(root: bool = True, **parent: Any) -> str:
     return json.dumps({"parent": body, "someFutureKey": {"ignored": True}})
 
 
-def run_parents(**run_args: Any) -> list[dict[str, Any] | None]:
-    """The ``parent`` facet of each event of one ``client.run`` block."""
-    client, sent = collecting_client()
+def run_parents(value: str | None = None, **run_args: Any) -> list[dict[str, Any] | None]:
+    """The ``parent`` facet of each event of one ``client.run`` block, ``OPENLINEAGE_CONTEXT=value``
+    (None: unset) in the client's environment."""
+    client, sent = collecting_client(environ={} if value is None else {"OPENLINEAGE_CONTEXT": value})
     with client, client.run("ns", "job", **run_args):
         pass
     return [_parent_of(p) for p in sent]
@@ -81,12 +82,9 @@ def comparable(facet: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("with_root", [True, False], ids=["parent-and-root", "parent-only"])
-def test_every_event_has_the_parent_and_root_the_official_integration_reads(
-    monkeypatch: pytest.MonkeyPatch, with_root: bool
-) -> None:
+def test_every_event_has_the_parent_and_root_the_official_integration_reads(with_root: bool) -> None:
     value = context(root=with_root)
-    monkeypatch.setenv("OPENLINEAGE_CONTEXT", value)
-    start, complete = run_parents()
+    start, complete = run_parents(value)
     assert start is not None and start == complete
     assert start["run"] == {"runId": PARENT_RUN} and start["job"] == TASK
     if not parent_root_in_models():  # spec 1.30.0: no root in ParentRunFacet
@@ -98,20 +96,18 @@ def test_every_event_has_the_parent_and_root_the_official_integration_reads(
     assert comparable(start) == comparable(official_parent(value))
 
 
-def test_forwarded_facets_go_into_the_parent_facet(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_forwarded_facets_go_into_the_parent_facet() -> None:
     if not parent_root_in_models():
         pytest.skip("these models have no facets in the parent facet's job")
     value = context(job={**TASK, "facets": {"jobType": JOB_TYPE}})
-    monkeypatch.setenv("OPENLINEAGE_CONTEXT", value)
-    start, _complete = run_parents()
+    start, _complete = run_parents(value)
     assert start is not None
     assert start["job"]["facets"] == {"jobType": JOB_TYPE}
     assert comparable(start) == comparable(official_parent(value))
 
 
-def test_a_child_run_keeps_the_context_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENLINEAGE_CONTEXT", context())
-    client, sent = collecting_client()
+def test_a_child_run_keeps_the_context_root() -> None:
+    client, sent = collecting_client(environ={"OPENLINEAGE_CONTEXT": context()})
     with client, client.run("ns", "outer") as outer, client.run("ns", "inner", parent=outer):
         pass
     inner = next(_parent_of(p) for p in sent if p.event()["job"]["name"] == "inner")
@@ -120,11 +116,10 @@ def test_a_child_run_keeps_the_context_root(monkeypatch: pytest.MonkeyPatch) -> 
         assert inner["root"] == {"run": {"runId": ROOT_RUN}, "job": DAG}
 
 
-def test_an_explicit_parent_wins_over_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENLINEAGE_CONTEXT", context())
+def test_an_explicit_parent_wins_over_the_variable() -> None:
     mine = naming.parent(job_namespace="mine", job_name="caller", run_id="0190e5c6-0000-7000-8000-0000000000b1")
     for args in ({"parent": mine}, {"run_facets": {"parent": mine}}):
-        start, _complete = run_parents(**args)
+        start, _complete = run_parents(context(), **args)
         assert start is not None and start["job"] == {"namespace": "mine", "name": "caller"}, args
 
 
@@ -139,19 +134,27 @@ def test_an_explicit_parent_wins_over_the_variable(monkeypatch: pytest.MonkeyPat
     ids=["not-json", "run-id-not-a-uuid", "no-job-name", "run-not-an-object"],
 )
 def test_an_unusable_value_is_ignored_with_a_warning_naming_it(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, value: str, names: list[str]
+    caplog: pytest.LogCaptureFixture, value: str, names: list[str]
 ) -> None:
-    monkeypatch.setenv("OPENLINEAGE_CONTEXT", value)
     with caplog.at_level(logging.WARNING, logger="olsdk.naming"):
-        start, complete = run_parents()
+        start, complete = run_parents(value)
     assert start is None and complete is None
     warning = " ".join(r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
     for name in names:
         assert name in warning
 
 
-def test_no_parent_key_and_no_variable_mean_no_parent(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENLINEAGE_CONTEXT", raising=False)
+def test_no_parent_key_and_no_variable_mean_no_parent() -> None:
     assert run_parents() == [None, None]
-    monkeypatch.setenv("OPENLINEAGE_CONTEXT", json.dumps({"other": {}}))
-    assert run_parents() == [None, None]
+    assert run_parents(json.dumps({"other": {}})) == [None, None]
+
+
+def test_the_context_is_read_from_the_clients_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``environ=`` replaces ``os.environ`` for everything the client reads, this variable too."""
+    monkeypatch.setenv("OPENLINEAGE_CONTEXT", context())
+    assert run_parents() == [None, None]  # the client was given an empty environment
+    client, sent = collecting_client(environ=None)  # None: the process's own
+    with client, client.run("ns", "job"):
+        pass
+    parent = _parent_of(sent[0])
+    assert parent is not None and parent["run"] == {"runId": PARENT_RUN}

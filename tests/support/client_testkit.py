@@ -156,13 +156,12 @@ def run_event(
 def collecting_client(spool: Path | None = None, **kwargs: Any) -> tuple[OpenLineageClient, list[Payload]]:
     """A client that delivers into a list (through `CallbackTransport`), and that list.
 
-    No environment variables are read; ``spool`` None disables the spool. Other
+    No environment variables are read (unless ``environ=`` gives some); ``spool`` None disables the spool. Other
     keyword arguments go to `OpenLineageClient` (``config=``, ``error_policy=``...).
     """
     sent: list[Payload] = []
-    client = OpenLineageClient(
-        CallbackTransport(sent.append), spool=spool if spool is not None else False, environ={}, **kwargs
-    )
+    kwargs.setdefault("environ", {})
+    client = OpenLineageClient(CallbackTransport(sent.append), spool=spool if spool is not None else False, **kwargs)
     return client, sent
 
 

@@ -96,6 +96,7 @@ class OpenLineageClient:
         environ: Mapping[str, str] | None = None,
     ) -> None:
         env = os.environ if environ is None else environ
+        self.environ = env  # what the client reads instead of os.environ (the run helper's OPENLINEAGE_CONTEXT too)
         _apply_logging_level(env)
         self.disabled = is_disabled(env)
         self.config: LoadedConfig | None = None

@@ -119,7 +119,8 @@ class RunContext:
         if parent is not None:
             self.run_facets["parent"] = parent.parent_facet() if isinstance(parent, RunContext) else parent
         elif "parent" not in self.run_facets:
-            inherited = context_parent(os.environ.get(CONTEXT_ENV), producer=self.producer)
+            environ: Mapping[str, str] = getattr(client, "environ", os.environ)  # the client's, as its settings
+            inherited = context_parent(environ.get(CONTEXT_ENV), producer=self.producer)
             if inherited is not None:
                 self.run_facets["parent"] = inherited
         self.state: str | None = None
