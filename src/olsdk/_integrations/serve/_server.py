@@ -21,7 +21,7 @@ import socket
 import sys
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -34,6 +34,43 @@ from olsdk._integrations.serve._store import Refusal, now
 __all__ = ["guarded_protocol", "run"]
 
 log = logging.getLogger("olsdk.serve")
+
+
+class _CoalescedWrites:
+    """An asyncio transport whose writes of one event-loop step leave in one ``send``.
+
+    uvicorn writes a response's head and its body separately: two system calls, and on
+    loopback the second costs as much as the first (the kernel delivers the data within
+    the call). A write is kept until the loop's next step (or until 64 KiB are kept), so a
+    small response leaves whole. Everything else is the wrapped transport's.
+    """
+
+    _LIMIT = 64 * 1024
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport, self._loop = transport, loop
+        self._kept: list[bytes] = []
+        self._size = 0
+
+    def write(self, data: bytes) -> None:
+        if not self._kept:
+            self._loop.call_soon(self._flush)
+        self._kept.append(data)
+        self._size += len(data)
+        if self._size >= self._LIMIT:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._kept:
+            data, self._kept, self._size = b"".join(self._kept), [], 0
+            self._transport.write(data)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 class _GuardedHttp(HttpToolsProtocol):
@@ -52,7 +89,7 @@ class _GuardedHttp(HttpToolsProtocol):
     _counted: str | None = None
 
     def connection_made(self, transport: Any) -> None:
-        super().connection_made(transport)
+        super().connection_made(cast(asyncio.Transport, _CoalescedWrites(transport, self.loop)))  # duck-typed
         client = self.client[0] if self.client else None
         if client is not None and self.per_client is not None:
             if self.open_by_client[client] >= self.per_client:

@@ -145,8 +145,10 @@ class Writer:
         self._held.update(zip(range(last - len(events) + 1, last + 1), events, strict=True))
 
     def _take_over(self) -> None:
-        """The events appended on the event loop, held by the writer from now on."""
-        self._ticked = False  # first: what is appended from now on ticks again
+        """The events appended on the event loop, held by the writer from now on. While it holds
+        events the writer wakes in time to derive them anyway: appends do not wake it one by one."""
+        if not self._held and not self._inbox:
+            self._ticked = False  # first: what is appended from now on wakes the writer
         while self._inbox:
             last, events = self._inbox.popleft()
             self._hold(last, events)
@@ -173,6 +175,7 @@ class Writer:
                 self._project()
                 self._retain()
                 due = time.monotonic() + RETENTION_SECONDS
+            self._take_over()  # before waiting: whether the next append is to wake the writer
             jobs, stopping = self._take(due)
             self._take_over()
             writes = [job for job in jobs if not (job.flush or job.tick)]
