@@ -993,9 +993,7 @@ class Store(_Reads, _Log):
             if self.dialect == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
             t.metadata.create_all(conn)
-            for table in t.metadata.sorted_tables:  # indexes added to a table a store already has
-                for index in table.indexes:  # (by name: reflection does not see expression indexes)
-                    conn.execute(CreateIndex(index, if_not_exists=True))
+            _migrate_indexes(conn)
             info = t.store_info.c
             found = conn.execute(select(info.value).where(info.name == "schema")).scalar()
             if found is None:
@@ -1039,6 +1037,17 @@ class Store(_Reads, _Log):
                 total += batch
             deleted[name] = total
         return deleted
+
+
+def _migrate_indexes(conn: Connection) -> None:
+    """The indexes of a store made by an earlier olsdk brought up to date: those added since
+    are created (by name: reflection does not see expression indexes), and those replaced
+    since (they held whole names, longer than PostgreSQL's index rows allow) are dropped."""
+    for table in t.metadata.sorted_tables:
+        for index in table.indexes:
+            conn.execute(CreateIndex(index, if_not_exists=True))
+    for retired in t.RETIRED_INDEXES:
+        conn.execute(text(f"DROP INDEX IF EXISTS {retired}"))
 
 
 @functools.cache
