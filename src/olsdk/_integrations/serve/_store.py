@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -73,6 +74,7 @@ PROJECT_CHUNK: Final = 5000  # events projected per transaction
 _SCHEMA_LOCK: Final = 0x6F6C73646B  # PostgreSQL advisory lock held while a server creates the schema
 _CACHED_ROWS: Final = 20_000  # derived rows a writer holds per table (emptied when full)
 _CACHED_CHARS: Final = 64 * 1024 * 1024  # characters of facets a writer holds in all (emptied when full)
+BUSY_TIMEOUT_MS: Final = 30_000  # SQLite: how long the writer thread waits for another process's write lock
 
 
 class WriteCache:
@@ -504,6 +506,7 @@ class _Database:
     _sql: dict[str, Any]
     _texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]]
     _conn: Connection | None
+    _waits: bool  # whether the writer's connection waits for another process's write lock (SQLite)
     _cache: WriteCache
     _write_lock: threading.Lock
 
@@ -566,16 +569,22 @@ class _Database:
             return self._transaction(work)
 
     def exclusive_now(self, work: Callable[[Connection, int], _T]) -> tuple[bool, _T | None]:
-        """`exclusive`, unless another thread of this process is writing: (whether it ran, what it returned)."""
+        """`exclusive`, unless it would wait: for another thread of this process writing, or
+        (SQLite) for another process holding the database's write lock, which SQLite's busy
+        wait would wait for (up to `BUSY_TIMEOUT_MS`): (whether it ran, what it returned)."""
         if not self._write_lock.acquire(blocking=False):
             return False, None
         try:
-            return True, self._transaction(work)
+            return True, self._transaction(work, wait=False)
+        except Exception as exc:
+            if _busy(exc):
+                return False, None
+            raise
         finally:
             self._write_lock.release()
 
-    def _transaction(self, work: Callable[[Connection, int], _T]) -> _T:
-        conn = self._write_connection()
+    def _transaction(self, work: Callable[[Connection, int], _T], wait: bool = True) -> _T:
+        conn = self._write_connection(wait)
         try:
             with conn.begin():
                 return work(conn, int(self._scalar(conn, "take_writes")))
@@ -664,10 +673,19 @@ class _Database:
             cursor.close()
         return None if row is None else row[0]
 
-    def _write_connection(self) -> Connection:
-        """The writer thread's own connection, kept between writes (a pool checkout costs more than a small write)."""
+    def _write_connection(self, wait: bool = True) -> Connection:
+        """The writer's own connection, kept between writes (a pool checkout costs more than a
+        small write); on SQLite, set to wait for another process's write lock or not (`wait`)."""
         if self._conn is None or self._conn.closed or self._conn.invalidated:
             self._conn = self.engine.connect()
+            self._waits = True  # `_sqlite_pragmas`
+        if self.dialect == "sqlite" and wait != self._waits:
+            cursor = self._conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS if wait else 0}")
+            finally:
+                cursor.close()
+            self._waits = wait
         return self._conn
 
 
@@ -969,7 +987,9 @@ class Store(_Reads, _Log):
             path = url.removeprefix("sqlite:///")
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.engine: Engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+            self.engine: Engine = create_engine(
+                url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+            )
             event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
             self.engine = create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
@@ -983,6 +1003,7 @@ class Store(_Reads, _Log):
         self._retained_seen = 0
         self.retention_days = retention_days
         self._conn: Connection | None = None  # the writer's
+        self._waits = True
         self._cache = WriteCache()
         self._open_schema()
 
@@ -1115,11 +1136,20 @@ def _problem_dict(problem: Problem) -> dict[str, Any]:
     return {"path": problem.path, "rule": problem.rule, "value": problem.value}
 
 
+def _busy(exc: BaseException) -> bool:
+    """Whether `exc` is SQLite's SQLITE_BUSY: another connection holds the lock it needed."""
+    for error in (exc, getattr(exc, "orig", None)):
+        code = getattr(error, "sqlite_errorcode", 0)  # an extended code: the primary one in its low byte
+        if isinstance(error, sqlite3.OperationalError) and (code & 0xFF) == sqlite3.SQLITE_BUSY:
+            return True
+    return False
+
+
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")  # readers never wait for the writer
     # a 2xx answer means committed: it survives the server being killed; FULL would also survive
     # a power loss, at one fsync per transaction (about 40 single posts a second here, not 200+)
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
