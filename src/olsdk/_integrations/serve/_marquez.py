@@ -4,7 +4,9 @@ Namespaces, jobs (the latest updated first, with their latest runs), runs (state
 facets, the dataset versions they read and wrote: `_run_datasets`), datasets (fields from
 the latest `schema` facet), raw events, and the lineage graph
 (``GET /api/v1/lineage?nodeId=...&depth=...``); tags are the keys of the ``tags`` facets.
-Where olsdk keeps less than Marquez (no owners) the field is there, empty.
+Where olsdk keeps less than Marquez (no owners) the field is there, empty. Times are the
+events' own, as Marquez stamps them: ``createdAt`` when the first event happened
+(``eventTime``), ``updatedAt`` when the latest did.
 
 Differences, on purpose: a job's inputs and outputs are every dataset any of its
 events named (Marquez: those of its current version); a lineage query from a dataset

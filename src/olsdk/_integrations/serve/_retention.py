@@ -5,8 +5,8 @@ deletes jobs and runs last updated before the limit, datasets last updated befor
 no job it keeps reads or writes, and lineage events whose event time is before it; it keeps
 namespaces. `olsdk serve --retention-days N` deletes the same from its store:
 
-- jobs last updated (an event received for them) before the limit, with their edges, runs
-  and parent links;
+- jobs last updated (the latest event time of their events) before the limit, with their
+  edges, runs and parent links;
 - runs last updated before the limit;
 - datasets last updated before the limit that no job left reads or writes, with their
   column lineage;

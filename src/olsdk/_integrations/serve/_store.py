@@ -31,6 +31,7 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    case,
     cast,
     create_engine,
     delete,
@@ -160,6 +161,12 @@ class Received:
     problems: list[Problem]
     received_at: str
 
+    @property
+    def happened_at(self) -> str:
+        """When the event happened: its ``eventTime``, or its time of receipt when it has none.
+        Rows are stamped with it, as Marquez stamps them (created at the first, updated at the latest)."""
+        return self.facts.time or self.received_at
+
 
 @dataclass(slots=True)
 class Refusal:
@@ -219,9 +226,9 @@ class _Entity:
     invalid: int = 0
     fields: tuple[str, str] | None = None  # (time, page fields JSON)
 
-    def seen(self, received_at: str) -> None:
-        self.first = min(self.first, received_at)
-        self.last = max(self.last, received_at)
+    def seen(self, at: str) -> None:
+        self.first = min(self.first, at)
+        self.last = max(self.last, at)
 
 
 @dataclass(slots=True)
@@ -280,7 +287,7 @@ class _Rows:
             counts["producer_rule", _dumps([facts.producer or "", rule])] += 1
 
     def _add_job(self, item: Received) -> None:
-        facts, at = item.facts, item.received_at
+        facts, at = item.facts, item.happened_at
         assert facts.job is not None
         job_ns, job_name = facts.job
         job_key = t.name_key(job_ns, job_name)
@@ -306,20 +313,20 @@ class _Rows:
             self._add_run(item, job_key)
 
     def _add_run(self, item: Received, job_key: str) -> None:
-        facts, at = item.facts, item.received_at
+        facts, at = item.facts, item.happened_at
         assert facts.job is not None and facts.run_id is not None
         run_key = t.name_key(facts.run_id)
         run = self.runs.get((job_key, run_key))
         if run is None:
             run = self.runs[job_key, run_key] = _Run(facts.job[0], facts.job[1], facts.run_id, at, at)
-        run.last = max(run.last, at)
+        run.first, run.last = min(run.first, at), max(run.last, at)
         run.facts.append(facts)
         run.invalid += bool(item.problems)
         _merge_facets(run.facets, run.facet_times, _facet_map(item.document["run"].get("facets")), facts.time)
 
     def _add_datasets(self, item: Received) -> None:
         """The datasets an event names (with their fields and column lineage)."""
-        facts, at = item.facts, item.received_at
+        facts, at = item.facts, item.happened_at
         for dataset in facts.datasets:
             key = t.name_key(dataset.namespace, dataset.name)
             _entity(self.spaces, t.name_key(dataset.namespace), dataset.namespace, dataset.namespace, at)
@@ -535,7 +542,7 @@ class _Database:
             "counters": counters.on_conflict_do_update(
                 index_elements=[t.counters.c.key], set_={"count": t.counters.c.count + counters.excluded["count"]}
             ),
-            "namespaces": upsert(t.namespaces, [t.namespaces.c.key], ("key", "name", "created_at")),
+            "namespaces": _namespace_upsert(self._insert(t.namespaces)),
             "jobs": upsert(t.jobs, [t.jobs.c.key], identity),
             "datasets": upsert(t.datasets, [t.datasets.c.key], identity),
             "runs": upsert(
@@ -782,7 +789,7 @@ class _Writes(_Database):
         has_fields = table is t.datasets
         for old in self._existing(conn, table.name, rows):
             row = rows[old.key]
-            row.first = min(row.first, old.created_at)
+            row.first, row.last = min(row.first, old.created_at), max(row.last, old.updated_at)
             old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
             for facet_key, facet in row.facets.items():  # the new facets over the stored ones, by time
                 _merge_facets(old_facets, old_times, {facet_key: facet}, row.facet_times[facet_key])
@@ -823,7 +830,7 @@ class _Writes(_Database):
             key = (old.job_key, old.run_key)
             run = rows[key]
             accumulators[key] = _accumulator_of(old)
-            run.first = min(run.first, old.created_at)
+            run.first, run.last = min(run.first, old.created_at), max(run.last, old.updated_at)
             old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
             for facet_key, value in run.facets.items():
                 _merge_facets(old_facets, old_times, {facet_key: value}, run.facet_times[facet_key])
@@ -1058,6 +1065,14 @@ class Store(_Reads, _Log):
                 total += batch
             deleted[name] = total
         return deleted
+
+
+def _namespace_upsert(stmt: Any) -> Any:
+    """A namespace's row, or its times widened: created at the earliest event, updated at the latest."""
+    stored, new = t.namespaces.c, stmt.excluded
+    earliest = case((new.created_at < stored.created_at, new.created_at), else_=stored.created_at)
+    latest = case((new.updated_at > stored.updated_at, new.updated_at), else_=stored.updated_at)
+    return stmt.on_conflict_do_update(index_elements=[stored.key], set_={"created_at": earliest, "updated_at": latest})
 
 
 def _migrate_indexes(conn: Connection) -> None:
