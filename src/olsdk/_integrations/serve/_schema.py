@@ -102,6 +102,7 @@ events = Table(
     Column("body", Text, nullable=False),
     Index("events_job", "job_key", "seq"),
     Index("events_time", "event_time"),
+    sqlite_autoincrement=True,  # a number is never given again, even once its event is deleted (`_migrate`)
 )
 
 

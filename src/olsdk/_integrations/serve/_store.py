@@ -46,7 +46,6 @@ from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.schema import CreateIndex
 
 from olsdk._foundation._exceptions import ConfigError, Problem
 from olsdk._integrations._graph._facts import NO_TIME, ColumnEdge, EventFacts, extract
@@ -59,7 +58,7 @@ from olsdk._integrations._graph._model import (  # the graph's own run rule, so 
     build_from_parts,
     run_state,
 )
-from olsdk._integrations.serve import _retention
+from olsdk._integrations.serve import _migrate, _retention
 from olsdk._integrations.serve import _schema as t
 from olsdk._integrations.serve._runs import RunIndex
 from olsdk._readers._wire import JSONProblem, decode
@@ -1021,7 +1020,7 @@ class Store(_Reads, _Log):
             if self.dialect == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
             t.metadata.create_all(conn)
-            _migrate_indexes(conn)
+            _migrate.migrate(conn)  # a store made by an earlier olsdk
             info = t.store_info.c
             found = conn.execute(select(info.value).where(info.name == "schema")).scalar()
             if found is None:
@@ -1073,17 +1072,6 @@ def _namespace_upsert(stmt: Any) -> Any:
     earliest = case((new.created_at < stored.created_at, new.created_at), else_=stored.created_at)
     latest = case((new.updated_at > stored.updated_at, new.updated_at), else_=stored.updated_at)
     return stmt.on_conflict_do_update(index_elements=[stored.key], set_={"created_at": earliest, "updated_at": latest})
-
-
-def _migrate_indexes(conn: Connection) -> None:
-    """The indexes of a store made by an earlier olsdk brought up to date: those added since
-    are created (by name: reflection does not see expression indexes), and those replaced
-    since (they held whole names, longer than PostgreSQL's index rows allow) are dropped."""
-    for table in t.metadata.sorted_tables:
-        for index in table.indexes:
-            conn.execute(CreateIndex(index, if_not_exists=True))
-    for retired in t.RETIRED_INDEXES:
-        conn.execute(text(f"DROP INDEX IF EXISTS {retired}"))
 
 
 @functools.cache
