@@ -64,7 +64,7 @@ _SEQUENCE = BigInteger().with_variant(Integer(), "sqlite")
 _KEY = String(32)
 _TIME = String(32)  # canonical UTC text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`), sortable as text
 INDEXED_CHARS = 128  # characters of a name or run id an index holds (an index row holds only so much)
-# indexes of earlier stores that held whole names or run ids: replaced (`Store._open_schema`)
+# indexes of earlier stores that held whole names or run ids: replaced (`_migrate`)
 RETIRED_INDEXES = ("jobs_namespace", "datasets_namespace", "runs_job_order")
 
 
@@ -112,7 +112,7 @@ def indexed_prefix(column: ColumnElement[str]) -> ColumnElement[str]:
     return func.substr(column, literal_column("1"), literal_column(str(INDEXED_CHARS)))
 
 
-# a run's events (its datasets): created in stores made before it too (`Store._open_schema`)
+# a run's events (its datasets): created in stores made before it too (`_migrate`)
 Index("events_run", indexed_prefix(events.c.run_id))
 
 refused = Table(
