@@ -191,11 +191,16 @@ def test_a_store_made_without_the_run_index_gets_it(tmp_path: Path, db: str) -> 
 
 
 def test_jobs_are_listed_the_latest_updated_first(served: ServeProcess) -> None:
-    for name in ("alpha", "beta", "gamma"):
-        assert served.post("/api/v1/lineage", dumps(run_event(name, secrets.token_hex(16))))[0] == 200
-    batch = [run_event(name, secrets.token_hex(16), namespace="other") for name in ("zulu", "yankee", "xray")]
+    def at(second: int) -> str:  # jobs are updated when their events happened
+        return f"2024-07-01T12:00:0{second}.000000Z"
+
+    for second, name in enumerate(("alpha", "beta", "gamma"), 1):
+        assert served.post("/api/v1/lineage", dumps(run_event(name, secrets.token_hex(16), time=at(second))))[0] == 200
+    batch = [
+        run_event(name, secrets.token_hex(16), namespace="other", time=at(4)) for name in ("zulu", "yankee", "xray")
+    ]
     assert served.post("/api/v1/lineage/batch", dumps(batch))[0] == 200
-    assert served.post("/api/v1/lineage", dumps(run_event("alpha", secrets.token_hex(16))))[0] == 200
+    assert served.post("/api/v1/lineage", dumps(run_event("alpha", secrets.token_hex(16), time=at(5))))[0] == 200
 
     listed = get(served, "/api/v1/namespaces/etl/jobs")
     check_shape(listed, "JobList")

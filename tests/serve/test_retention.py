@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import bindparam, create_engine, text
+from sqlalchemy.engine import Connection
 
 from olsdk._integrations.serve._store import database_url
 from tests.serve.harness import ServeProcess, dumps, run_event
@@ -75,6 +76,88 @@ def test_retention_deletes_old_runs_jobs_datasets_and_events(tmp_path: Path, db:
             assert sorted(conn.execute(text("SELECT name FROM namespaces")).scalars()) == ["etl", "warehouse"]
     finally:
         engine.dispose()
+
+
+def _event_seqs(db: str) -> list[int]:
+    engine = create_engine(database_url(db))
+    try:
+        with engine.connect() as conn:
+            return [int(seq) for seq in conn.execute(text("SELECT seq FROM events ORDER BY seq")).scalars()]
+    finally:
+        engine.dispose()
+
+
+def _post_old_events(tmp_path: Path, db: str) -> list[int]:
+    """A job's run of 2020, stored; the numbers of its events."""
+    old = [
+        run_event("old_job", OLD_RUN, "START", time="2020-01-01T10:00:00.000000Z"),
+        run_event("old_job", OLD_RUN, "COMPLETE", time="2020-01-01T11:00:00.000000Z"),
+    ]
+    with ServeProcess(tmp_path, db) as server:
+        for event in old:
+            assert server.post("/api/v1/lineage", dumps(event))[0] == 200
+        assert server.get("/api/v1/namespaces/etl/jobs/old_job")["latestRun"]["id"] == OLD_RUN
+    numbers = _event_seqs(db)
+    assert len(numbers) == 2
+    return numbers
+
+
+def _retain_everything_then_store_more(tmp_path: Path, db: str, numbers: list[int]) -> None:
+    """Every event is older than the retention: all go, and events stored afterwards are still derived."""
+    recent = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+    with ServeProcess(tmp_path, db, "--retention-days", "30") as server:
+        server.wait_for(lambda: _gone(server, "/api/v1/namespaces/etl/jobs/old_job"), timeout=60)
+        server.wait_for(lambda: not _event_seqs(db), timeout=60)  # the last event stored went too
+        assert server.post("/api/v1/lineage", dumps(run_event("new_job", NEW_RUN, "START", time=recent)))[0] == 200
+        assert server.get("/api/v1/namespaces/etl/jobs/new_job")["latestRun"]["id"] == NEW_RUN
+        assert server.get(f"/api/v1/jobs/runs/{NEW_RUN}")["state"] == "RUNNING"
+        events = server.get("/api/v1/events/lineage?limit=10")["events"]
+        assert [event["run"]["runId"] for event in events] == [NEW_RUN]
+    assert _event_seqs(db)[0] > max(numbers)  # never a number given before
+
+
+def test_retention_can_delete_every_event_and_later_events_are_still_derived(tmp_path: Path, db: str) -> None:
+    _retain_everything_then_store_more(tmp_path, db, _post_old_events(tmp_path, db))
+
+
+def _events_sql(conn: Connection) -> str:
+    return str(conn.execute(text("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'")).scalar())
+
+
+def test_a_sqlite_store_made_before_keeps_its_events_and_never_numbers_one_again(
+    tmp_path: Path, sqlite_db: str
+) -> None:
+    numbers = _post_old_events(tmp_path, sqlite_db)
+    engine = create_engine(database_url(sqlite_db))
+    try:
+        with engine.begin() as conn:  # the events table as an earlier olsdk made it: no AUTOINCREMENT
+            table_sql = _events_sql(conn)
+            indexes = conn.execute(
+                text("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'events' AND type = 'index'")
+            )
+            index_sql = {name: sql for name, sql in indexes if sql}
+            for name in index_sql:
+                conn.execute(text(f"DROP INDEX {name}"))
+            conn.execute(text("ALTER TABLE events RENAME TO events_now"))
+            conn.execute(text(table_sql.replace("AUTOINCREMENT", "")))
+            conn.execute(text("INSERT INTO events SELECT * FROM events_now"))
+            conn.execute(text("DROP TABLE events_now"))
+            for sql in index_sql.values():
+                conn.execute(text(sql))
+            assert "AUTOINCREMENT" not in _events_sql(conn)
+
+        with ServeProcess(tmp_path, sqlite_db) as server:  # opening it rebuilds the table
+            events = server.get("/api/v1/events/lineage?limit=10&sortDirection=asc")["events"]
+            assert [(e["run"]["runId"], e["eventType"]) for e in events] == [(OLD_RUN, "START"), (OLD_RUN, "COMPLETE")]
+        with engine.connect() as conn:
+            assert "AUTOINCREMENT" in _events_sql(conn)
+            assert {"events_job", "events_time", "events_run"} <= set(
+                conn.execute(text("SELECT name FROM sqlite_master WHERE tbl_name = 'events'")).scalars()
+            )
+        assert _event_seqs(sqlite_db) == numbers
+    finally:
+        engine.dispose()
+    _retain_everything_then_store_more(tmp_path, sqlite_db, numbers)
 
 
 @pytest.mark.parametrize("days", ["0", "-3", "nan", "inf"])

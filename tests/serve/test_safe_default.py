@@ -151,7 +151,9 @@ def test_pages_are_capped_in_items_and_in_bytes(tmp_path: Path, sqlite_db: str) 
         assert status == 400 and "at most 10000" in answer["message"]
         assert call(server, "GET", "/api/v1/events/lineage?limit=10001")[0] == 400
         for index in range(3):  # three jobs with a 600 KB facet each
-            event = run_event(f"big_{index}", f"0190d3a4-7b5c-7a3e-9f00-00000000010{index}")
+            event = run_event(
+                f"big_{index}", f"0190d3a4-7b5c-7a3e-9f00-00000000010{index}", time=f"2024-07-01T12:00:0{index}Z"
+            )
             event["job"]["facets"] = {"big": {"_producer": PRODUCER, "_schemaURL": PRODUCER, "text": "x" * 600_000}}
             assert server.post("/api/v1/lineage", dumps(event))[0] == 200
         for path in ("/api/v1/namespaces/etl/jobs?limit=3", "/api/v1/events/lineage?limit=3"):

@@ -4,7 +4,9 @@ Namespaces, jobs (the latest updated first, with their latest runs), runs (state
 facets, the dataset versions they read and wrote: `_run_datasets`), datasets (fields from
 the latest `schema` facet), raw events, and the lineage graph
 (``GET /api/v1/lineage?nodeId=...&depth=...``); tags are the keys of the ``tags`` facets.
-Where olsdk keeps less than Marquez (no owners) the field is there, empty.
+Where olsdk keeps less than Marquez (no owners) the field is there, empty. Times are the
+events' own, as Marquez stamps them: ``createdAt`` when the first event happened
+(``eventTime``), ``updatedAt`` when the latest did.
 
 Differences, on purpose: a job's inputs and outputs are every dataset any of its
 events named (Marquez: those of its current version); a lineage query from a dataset
@@ -172,11 +174,7 @@ def _millis(canonical: str) -> int:
 
 def _runs_query(job_key: str) -> Any:
     # latest first, as the page orders them: by first event time, then last, then run id
-    return (
-        select(t.runs)
-        .where(t.runs.c.job_key == job_key)
-        .order_by(t.runs.c.start_time.desc(), t.runs.c.last_time.desc(), t.runs.c.run_id.desc())
-    )
+    return select(t.runs).where(t.runs.c.job_key == job_key).order_by(*t.RUN_ORDER)
 
 
 def runs(store: Store, namespace_name: str, job_name: str, limit: int, offset: int) -> dict[str, Any]:
@@ -234,7 +232,7 @@ def _place_in_job() -> Any:
         func.row_number()
         .over(
             partition_by=runs_table.job_key,
-            order_by=(runs_table.start_time.desc(), runs_table.last_time.desc(), runs_table.run_id.desc()),
+            order_by=t.RUN_ORDER,
         )
         .label("place")
     )
@@ -463,7 +461,7 @@ def _dataset_row(conn: Connection, namespace_name: str, name: str) -> Any:
 def datasets(store: Store, namespace_name: str, limit: int, offset: int) -> dict[str, Any]:
     space = t.name_key(namespace_name)
     with store.engine.connect() as conn:
-        query = select(t.datasets).where(t.datasets.c.namespace_key == space).order_by(t.datasets.c.name)
+        query = select(t.datasets).where(t.datasets.c.namespace_key == space).order_by(*t.DATASET_ORDER)
         sizes = _page(query.with_only_columns(func.length(t.datasets.c.facets)), limit, offset)
         _fit(conn, sizes, store.max_response_bytes, "datasets")
         rows = list(conn.execute(_page(query, limit, offset)))

@@ -5,14 +5,14 @@ deletes jobs and runs last updated before the limit, datasets last updated befor
 no job it keeps reads or writes, and lineage events whose event time is before it; it keeps
 namespaces. `olsdk serve --retention-days N` deletes the same from its store:
 
-- jobs last updated (an event received for them) before the limit, with their edges, runs
-  and parent links;
+- jobs last updated (the latest event time of their events) before the limit, with their
+  edges, runs and parent links;
 - runs last updated before the limit;
 - datasets last updated before the limit that no job left reads or writes, with their
   column lineage;
 - events whose event time is before the limit (their time of receipt when they have none),
-  but for the last one stored: SQLite numbers a new row one past the highest left, and
-  events are derived in the order of their numbers, so a number is never given twice.
+  every one of them: the store never numbers an event again once its number was given
+  (`_migrate`), so the events stored afterwards are derived as any others.
 
 Namespaces stay, and so do the counters (of everything ever received). Rows go in batches
 of `BATCH`, one transaction each, so writes wait for at most one batch.
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from sqlalchemy import and_, delete, exists, func, or_, select, tuple_
+from sqlalchemy import and_, delete, exists, or_, select, tuple_
 from sqlalchemy.engine import Connection
 
 from olsdk._integrations._graph._facts import NO_TIME
@@ -89,8 +89,7 @@ def _events(conn: Connection, limit: str) -> int:
         and_(events.event_time != NO_TIME, events.event_time < limit),
         and_(events.event_time == NO_TIME, events.received_at < limit),
     )
-    newest = select(func.max(events.seq)).scalar_subquery()
-    found = conn.scalars(select(events.seq).where(old, events.seq < newest).limit(BATCH)).all()
+    found = conn.scalars(select(events.seq).where(old).limit(BATCH)).all()
     if found:
         conn.execute(delete(t.events).where(events.seq.in_(found)))
     return len(found)

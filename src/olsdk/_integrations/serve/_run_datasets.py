@@ -163,10 +163,10 @@ def run_datasets(
     c = t.events.c
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
-        prefixes = sorted({run_id[: t.RUN_ID_PREFIX] for run_id in chunk})  # through the events' run index
+        prefixes = sorted({run_id[: t.INDEXED_CHARS] for run_id in chunk})  # through the events' run index
         # The whole ids are matched here, and the order made here: given either, SQLite walks the
         # events' time index or the whole table instead of the run index.
-        query = select(c.seq, c.event_time, c.job_key, c.run_id).where(t.run_id_prefix(c.run_id).in_(prefixes))
+        query = select(c.seq, c.event_time, c.job_key, c.run_id).where(t.indexed_prefix(c.run_id).in_(prefixes))
         rows = sorted(
             (row for row in conn.execute(query) if (row.job_key, row.run_id) in found),
             key=lambda row: (row.event_time, row.seq),

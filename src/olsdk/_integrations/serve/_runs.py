@@ -58,9 +58,8 @@ class RunIndex:
             if self._fold(row, summary_of(row)):
                 stale.add(row.job_key)
         for job_key in stale:  # a run moved back past runs no longer held: read the job's latest again
-            order = (t.runs.c.start_time.desc(), t.runs.c.last_time.desc(), t.runs.c.run_id.desc())
             rows = conn.execute(
-                select(*_COLUMNS).where(t.runs.c.job_key == job_key).order_by(*order).limit(RUN_HISTORY)
+                select(*_COLUMNS).where(t.runs.c.job_key == job_key).order_by(*t.RUN_ORDER).limit(RUN_HISTORY)
             )
             held = [(summary.order_key(), row.run_key, summary) for row in rows for summary in [summary_of(row)]]
             self._jobs[job_key].latest = held
@@ -76,8 +75,7 @@ class RunIndex:
                 job = self._jobs[row.job_key] = _Job(row.job_namespace, row.job_name)
             job.totals[row.state] += 1
             self._states[row.job_key, row.run_key] = row.state
-        order = (runs.start_time.desc(), runs.last_time.desc(), runs.run_id.desc())
-        place = func.row_number().over(partition_by=runs.job_key, order_by=order).label("place")
+        place = func.row_number().over(partition_by=runs.job_key, order_by=t.RUN_ORDER).label("place")
         ranked = select(*_COLUMNS, place).subquery()
         for row in conn.execute(select(ranked).where(ranked.c.place <= RUN_HISTORY).order_by(ranked.c.place)):
             summary = summary_of(row)

@@ -8,6 +8,8 @@ datasets, edges, runs, column lineage and counters.
 
 Rows are keyed by a hash of their names (`name_key`), not by the names: a name may be
 longer than PostgreSQL's index rows allow, and the hash keeps every key the same size.
+For the same reason no index holds a whole name or run id, only its first `INDEXED_CHARS`
+characters (`indexed_prefix`): any length the server accepts can be stored.
 """
 
 from __future__ import annotations
@@ -32,20 +34,23 @@ from sqlalchemy import (
 from sqlalchemy.sql.elements import ColumnElement
 
 __all__ = [
-    "RUN_ID_PREFIX",
+    "DATASET_ORDER",
+    "INDEXED_CHARS",
+    "RETIRED_INDEXES",
+    "RUN_ORDER",
     "SCHEMA_VERSION",
     "column_edges",
     "counters",
     "datasets",
     "edges",
     "events",
+    "indexed_prefix",
     "jobs",
     "metadata",
     "name_key",
     "namespaces",
     "parent_links",
     "refused",
-    "run_id_prefix",
     "runs",
     "store_info",
 ]
@@ -58,7 +63,9 @@ metadata = MetaData()
 _SEQUENCE = BigInteger().with_variant(Integer(), "sqlite")
 _KEY = String(32)
 _TIME = String(32)  # canonical UTC text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`), sortable as text
-RUN_ID_PREFIX = 128  # characters of a run id in the events' run index (an index row holds only so much)
+INDEXED_CHARS = 128  # characters of a name or run id an index holds (an index row holds only so much)
+# indexes of earlier stores that held whole names or run ids: replaced (`_migrate`)
+RETIRED_INDEXES = ("jobs_namespace", "datasets_namespace", "runs_job_order")
 
 
 @functools.lru_cache(maxsize=65_536)  # the same namespaces, jobs and datasets come back in every event
@@ -95,17 +102,18 @@ events = Table(
     Column("body", Text, nullable=False),
     Index("events_job", "job_key", "seq"),
     Index("events_time", "event_time"),
+    sqlite_autoincrement=True,  # a number is never given again, even once its event is deleted (`_migrate`)
 )
 
 
-def run_id_prefix(column: ColumnElement[str]) -> ColumnElement[str]:
-    """The first `RUN_ID_PREFIX` characters of a run id: what the events' run index holds (a run id
-    may be longer than PostgreSQL's index rows allow). Queries match it and then the whole id."""
-    return func.substr(column, literal_column("1"), literal_column(str(RUN_ID_PREFIX)))
+def indexed_prefix(column: ColumnElement[str]) -> ColumnElement[str]:
+    """The first `INDEXED_CHARS` characters of a name or run id: what indexes hold of it (it may be
+    longer than PostgreSQL's index rows allow). Queries match it and then the whole value."""
+    return func.substr(column, literal_column("1"), literal_column(str(INDEXED_CHARS)))
 
 
-# a run's events (its datasets): created in stores made before it too (`Store._open_schema`)
-Index("events_run", run_id_prefix(events.c.run_id))
+# a run's events (its datasets): created in stores made before it too (`_migrate`)
+Index("events_run", indexed_prefix(events.c.run_id))
 
 refused = Table(
     "refused",
@@ -143,8 +151,8 @@ jobs = Table(
     Column("facets", Text, nullable=False),  # JSON: the latest facet under each key
     Column("facet_times", Text, nullable=False),  # JSON: the event time of each
     Column("invalid_events", Integer, nullable=False),
-    Index("jobs_namespace", "namespace_key", "name"),
 )
+Index("jobs_namespace_name", jobs.c.namespace_key, indexed_prefix(jobs.c.name))
 
 datasets = Table(
     "datasets",
@@ -159,8 +167,10 @@ datasets = Table(
     Column("fields_time", _TIME),
     Column("facets", Text, nullable=False),
     Column("facet_times", Text, nullable=False),
-    Index("datasets_namespace", "namespace_key", "name"),
 )
+# a namespace's datasets by name (`DATASET_ORDER`)
+Index("datasets_namespace_name", datasets.c.namespace_key, indexed_prefix(datasets.c.name))
+DATASET_ORDER = (indexed_prefix(datasets.c.name), datasets.c.name)
 
 edges = Table(
     "edges",
@@ -206,8 +216,15 @@ runs = Table(
     Column("updated_seq", BigInteger, nullable=False),  # the last event seq of the write that changed it
     Index("runs_run_key", "run_key"),
     Index("runs_updated", "updated_seq"),
-    Index("runs_job_order", "job_key", "start_time", "last_time", "run_id"),  # a job's runs, latest first
     Index("runs_state", "state"),
+)
+# a job's runs, latest first: by first event time, then last, then run id (`RUN_ORDER`)
+Index("runs_job_latest", runs.c.job_key, runs.c.start_time, runs.c.last_time, indexed_prefix(runs.c.run_id))
+RUN_ORDER = (
+    runs.c.start_time.desc(),
+    runs.c.last_time.desc(),
+    indexed_prefix(runs.c.run_id).desc(),
+    runs.c.run_id.desc(),
 )
 
 parent_links = Table(

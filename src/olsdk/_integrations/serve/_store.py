@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -30,6 +31,7 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    case,
     cast,
     create_engine,
     delete,
@@ -44,7 +46,6 @@ from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.schema import CreateIndex
 
 from olsdk._foundation._exceptions import ConfigError, Problem
 from olsdk._integrations._graph._facts import NO_TIME, ColumnEdge, EventFacts, extract
@@ -57,7 +58,7 @@ from olsdk._integrations._graph._model import (  # the graph's own run rule, so 
     build_from_parts,
     run_state,
 )
-from olsdk._integrations.serve import _retention
+from olsdk._integrations.serve import _migrate, _retention
 from olsdk._integrations.serve import _schema as t
 from olsdk._integrations.serve._runs import RunIndex
 from olsdk._readers._wire import JSONProblem, decode
@@ -73,6 +74,7 @@ PROJECT_CHUNK: Final = 5000  # events projected per transaction
 _SCHEMA_LOCK: Final = 0x6F6C73646B  # PostgreSQL advisory lock held while a server creates the schema
 _CACHED_ROWS: Final = 20_000  # derived rows a writer holds per table (emptied when full)
 _CACHED_CHARS: Final = 64 * 1024 * 1024  # characters of facets a writer holds in all (emptied when full)
+BUSY_TIMEOUT_MS: Final = 30_000  # SQLite: how long the writer thread waits for another process's write lock
 
 
 class WriteCache:
@@ -158,6 +160,12 @@ class Received:
     problems: list[Problem]
     received_at: str
 
+    @property
+    def happened_at(self) -> str:
+        """When the event happened: its ``eventTime``, or its time of receipt when it has none.
+        Rows are stamped with it, as Marquez stamps them (created at the first, updated at the latest)."""
+        return self.facts.time or self.received_at
+
 
 @dataclass(slots=True)
 class Refusal:
@@ -217,9 +225,9 @@ class _Entity:
     invalid: int = 0
     fields: tuple[str, str] | None = None  # (time, page fields JSON)
 
-    def seen(self, received_at: str) -> None:
-        self.first = min(self.first, received_at)
-        self.last = max(self.last, received_at)
+    def seen(self, at: str) -> None:
+        self.first = min(self.first, at)
+        self.last = max(self.last, at)
 
 
 @dataclass(slots=True)
@@ -278,7 +286,7 @@ class _Rows:
             counts["producer_rule", _dumps([facts.producer or "", rule])] += 1
 
     def _add_job(self, item: Received) -> None:
-        facts, at = item.facts, item.received_at
+        facts, at = item.facts, item.happened_at
         assert facts.job is not None
         job_ns, job_name = facts.job
         job_key = t.name_key(job_ns, job_name)
@@ -304,20 +312,20 @@ class _Rows:
             self._add_run(item, job_key)
 
     def _add_run(self, item: Received, job_key: str) -> None:
-        facts, at = item.facts, item.received_at
+        facts, at = item.facts, item.happened_at
         assert facts.job is not None and facts.run_id is not None
         run_key = t.name_key(facts.run_id)
         run = self.runs.get((job_key, run_key))
         if run is None:
             run = self.runs[job_key, run_key] = _Run(facts.job[0], facts.job[1], facts.run_id, at, at)
-        run.last = max(run.last, at)
+        run.first, run.last = min(run.first, at), max(run.last, at)
         run.facts.append(facts)
         run.invalid += bool(item.problems)
         _merge_facets(run.facets, run.facet_times, _facet_map(item.document["run"].get("facets")), facts.time)
 
     def _add_datasets(self, item: Received) -> None:
         """The datasets an event names (with their fields and column lineage)."""
-        facts, at = item.facts, item.received_at
+        facts, at = item.facts, item.happened_at
         for dataset in facts.datasets:
             key = t.name_key(dataset.namespace, dataset.name)
             _entity(self.spaces, t.name_key(dataset.namespace), dataset.namespace, dataset.namespace, at)
@@ -504,6 +512,7 @@ class _Database:
     _sql: dict[str, Any]
     _texts: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[str, ...] | None]]
     _conn: Connection | None
+    _waits: bool  # whether the writer's connection waits for another process's write lock (SQLite)
     _cache: WriteCache
     _write_lock: threading.Lock
 
@@ -532,7 +541,7 @@ class _Database:
             "counters": counters.on_conflict_do_update(
                 index_elements=[t.counters.c.key], set_={"count": t.counters.c.count + counters.excluded["count"]}
             ),
-            "namespaces": upsert(t.namespaces, [t.namespaces.c.key], ("key", "name", "created_at")),
+            "namespaces": _namespace_upsert(self._insert(t.namespaces)),
             "jobs": upsert(t.jobs, [t.jobs.c.key], identity),
             "datasets": upsert(t.datasets, [t.datasets.c.key], identity),
             "runs": upsert(
@@ -566,16 +575,22 @@ class _Database:
             return self._transaction(work)
 
     def exclusive_now(self, work: Callable[[Connection, int], _T]) -> tuple[bool, _T | None]:
-        """`exclusive`, unless another thread of this process is writing: (whether it ran, what it returned)."""
+        """`exclusive`, unless it would wait: for another thread of this process writing, or
+        (SQLite) for another process holding the database's write lock, which SQLite's busy
+        wait would wait for (up to `BUSY_TIMEOUT_MS`): (whether it ran, what it returned)."""
         if not self._write_lock.acquire(blocking=False):
             return False, None
         try:
-            return True, self._transaction(work)
+            return True, self._transaction(work, wait=False)
+        except Exception as exc:
+            if _busy(exc):
+                return False, None
+            raise
         finally:
             self._write_lock.release()
 
-    def _transaction(self, work: Callable[[Connection, int], _T]) -> _T:
-        conn = self._write_connection()
+    def _transaction(self, work: Callable[[Connection, int], _T], wait: bool = True) -> _T:
+        conn = self._write_connection(wait)
         try:
             with conn.begin():
                 return work(conn, int(self._scalar(conn, "take_writes")))
@@ -664,10 +679,19 @@ class _Database:
             cursor.close()
         return None if row is None else row[0]
 
-    def _write_connection(self) -> Connection:
-        """The writer thread's own connection, kept between writes (a pool checkout costs more than a small write)."""
+    def _write_connection(self, wait: bool = True) -> Connection:
+        """The writer's own connection, kept between writes (a pool checkout costs more than a
+        small write); on SQLite, set to wait for another process's write lock or not (`wait`)."""
         if self._conn is None or self._conn.closed or self._conn.invalidated:
             self._conn = self.engine.connect()
+            self._waits = True  # `_sqlite_pragmas`
+        if self.dialect == "sqlite" and wait != self._waits:
+            cursor = self._conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS if wait else 0}")
+            finally:
+                cursor.close()
+            self._waits = wait
         return self._conn
 
 
@@ -764,7 +788,7 @@ class _Writes(_Database):
         has_fields = table is t.datasets
         for old in self._existing(conn, table.name, rows):
             row = rows[old.key]
-            row.first = min(row.first, old.created_at)
+            row.first, row.last = min(row.first, old.created_at), max(row.last, old.updated_at)
             old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
             for facet_key, facet in row.facets.items():  # the new facets over the stored ones, by time
                 _merge_facets(old_facets, old_times, {facet_key: facet}, row.facet_times[facet_key])
@@ -805,7 +829,7 @@ class _Writes(_Database):
             key = (old.job_key, old.run_key)
             run = rows[key]
             accumulators[key] = _accumulator_of(old)
-            run.first = min(run.first, old.created_at)
+            run.first, run.last = min(run.first, old.created_at), max(run.last, old.updated_at)
             old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
             for facet_key, value in run.facets.items():
                 _merge_facets(old_facets, old_times, {facet_key: value}, run.facet_times[facet_key])
@@ -969,7 +993,9 @@ class Store(_Reads, _Log):
             path = url.removeprefix("sqlite:///")
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.engine: Engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+            self.engine: Engine = create_engine(
+                url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+            )
             event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
             self.engine = create_engine(url, pool_size=8, max_overflow=8, pool_pre_ping=True)
@@ -983,6 +1009,7 @@ class Store(_Reads, _Log):
         self._retained_seen = 0
         self.retention_days = retention_days
         self._conn: Connection | None = None  # the writer's
+        self._waits = True
         self._cache = WriteCache()
         self._open_schema()
 
@@ -993,9 +1020,7 @@ class Store(_Reads, _Log):
             if self.dialect == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
             t.metadata.create_all(conn)
-            for table in t.metadata.sorted_tables:  # indexes added to a table a store already has
-                for index in table.indexes:  # (by name: reflection does not see expression indexes)
-                    conn.execute(CreateIndex(index, if_not_exists=True))
+            _migrate.migrate(conn)  # a store made by an earlier olsdk
             info = t.store_info.c
             found = conn.execute(select(info.value).where(info.name == "schema")).scalar()
             if found is None:
@@ -1039,6 +1064,14 @@ class Store(_Reads, _Log):
                 total += batch
             deleted[name] = total
         return deleted
+
+
+def _namespace_upsert(stmt: Any) -> Any:
+    """A namespace's row, or its times widened: created at the earliest event, updated at the latest."""
+    stored, new = t.namespaces.c, stmt.excluded
+    earliest = case((new.created_at < stored.created_at, new.created_at), else_=stored.created_at)
+    latest = case((new.updated_at > stored.updated_at, new.updated_at), else_=stored.updated_at)
+    return stmt.on_conflict_do_update(index_elements=[stored.key], set_={"created_at": earliest, "updated_at": latest})
 
 
 @functools.cache
@@ -1106,11 +1139,20 @@ def _problem_dict(problem: Problem) -> dict[str, Any]:
     return {"path": problem.path, "rule": problem.rule, "value": problem.value}
 
 
+def _busy(exc: BaseException) -> bool:
+    """Whether `exc` is SQLite's SQLITE_BUSY: another connection holds the lock it needed."""
+    for error in (exc, getattr(exc, "orig", None)):
+        code = getattr(error, "sqlite_errorcode", 0)  # an extended code: the primary one in its low byte
+        if isinstance(error, sqlite3.OperationalError) and (code & 0xFF) == sqlite3.SQLITE_BUSY:
+            return True
+    return False
+
+
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")  # readers never wait for the writer
     # a 2xx answer means committed: it survives the server being killed; FULL would also survive
     # a power loss, at one fsync per transaction (about 40 single posts a second here, not 200+)
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()

@@ -7,7 +7,9 @@ fsync on SQLite) serves several of them. When a group fails, each request of it 
 on its own, so one bad request cannot fail the others. On SQLite, whose commit does not
 wait for the disk, a request whose events find the writer idle appends them on the event
 loop itself (`Store.append_now`): no thread hop for a lone producer; while other requests
-wait for the writer, a request joins them, and their group shares a commit.
+wait for the writer, a request joins them, and their group shares a commit. The event loop
+never waits for another process's lock on the file: when one holds it, the request goes
+to the writer thread, which waits for it.
 
 The rows derived from the events (namespaces, jobs, datasets, runs, ...) are written by the
 same thread afterwards, many events a transaction (`Store.project`): when a thousand are
