@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["Row", "Store", "owner_token", "process_alive"]
+__all__ = ["Liveness", "Row", "Store", "owner_token", "process_alive"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -97,6 +97,14 @@ def process_alive(token: str) -> bool:
     except PermissionError:
         return True
     return not started or _start_time(int(pid_text)) == started
+
+
+class Liveness(dict[str, bool]):
+    """Whether the process of each owner token runs, asked once per token (see :func:`process_alive`)."""
+
+    def __missing__(self, token: str) -> bool:
+        alive = self[token] = process_alive(token)
+        return alive
 
 
 @dataclass
