@@ -31,7 +31,7 @@ from olsdk._delivery.transports._base import Payload, Transport, try_deliver
 from olsdk._delivery.transports._breaker import Breaker
 from olsdk._foundation._exceptions import DeliveryError
 
-__all__ = ["Relay", "owes"]
+__all__ = ["Relay", "Routes", "owes"]
 
 log = logging.getLogger("olsdk._delivery.client._relay")
 
@@ -68,7 +68,7 @@ class Relay:
         self.first_attempt = first_attempt
         self.finish = finish
         self.finish_delay = finish_delay
-        self._routes = _Routes(transport)
+        self._routes = Routes(transport)
         self._reset()
         for breaker in breakers:
             breaker.on_close(self._unpark)
@@ -343,7 +343,7 @@ def _checkpoint(store: Store, last: float) -> float:
     return last
 
 
-class _Routes:
+class Routes:
     """Where a record goes (a composite's child, or the whole transport), synchronously, and
     the breakers on the way."""
 

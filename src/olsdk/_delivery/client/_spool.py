@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from olsdk._delivery.client._relay import Routes
 from olsdk._delivery.client._store import Liveness, Row, SharedBreakers, Store
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import DeliveryError
@@ -241,8 +242,7 @@ class _Replay:
         progress: Callable[[ReplayProgress], None] | None,
     ) -> None:
         self.store = store
-        self.transport = transport
-        self.sender = transport.synchronous()
+        self.routes = Routes(transport)
         self.dry_run = dry_run
         self.max_failures = max_failures
         self.progress = progress
@@ -287,10 +287,8 @@ class _Replay:
             result.kept += 1  # later events of a failed run wait, keeping order
             return
         target = row.target or row.failed_by
-        found = self.transport.find(target) if target else None  # a wrapper's name is gone once synchronous
-        destination = found.synchronous() if found is not None else self.sender
         try:
-            destination.send(Payload.from_json(row.body))
+            self.routes.destination(target).send(Payload.from_json(row.body))
         except ValueError as exc:
             self._failed(row, DeliveryError(f"unreadable record: {exc}", target=target, retriable=False))
             return
