@@ -111,7 +111,11 @@ class Outcomes:
             except Exception:
                 log.exception("OpenLineage error callback raised")
 
-    def _keep(self, payload: Payload, record: int | None, target: str | None, error: DeliveryError) -> str:
+    def _keep(
+        self, payload: Payload, record: int | None, target: str | None, error: DeliveryError, kind: str = "event"
+    ) -> str:
+        """The record owed again (the relay retries it) or given up; where the event is now.
+        ``kind="raw"``: input that is no event, kept as text, never sent."""
         relay = self.relay
         try:
             if relay is not None and owes(error) and not (self.closed and record is None):
@@ -122,13 +126,15 @@ class Outcomes:
                 if self.closed:
                     return f" (kept in the store {self.store.path} for a later client)"
                 return " (retried in the background)"
-            return self._give_up(payload, record, target, error)
+            return self._give_up(payload, record, target, error, kind)
         except (OSError, sqlite3.Error) as exc:
             with self._lock:
                 self.lost += 1
             return f" (the store {self.store.path} failed, event lost: {exc})"
 
-    def _give_up(self, payload: Payload, record: int | None, target: str | None, error: DeliveryError) -> str:
+    def _give_up(
+        self, payload: Payload, record: int | None, target: str | None, error: DeliveryError, kind: str
+    ) -> str:
         """Retrying cannot help: the record is given up, for ``olsdk replay``."""
         failed_by, spool = target or error.target, self.spool
         if spool is None:
@@ -139,8 +145,8 @@ class Outcomes:
             where = " (no spool configured: it is lost)"
         elif record is None:
             on_disk = spool.keep(
-                body=payload.body, run_key=payload.ordering_key, target=target, reason=error.reason,
-                attempts=max(error.attempts, 1), failed_by=failed_by, retriable=error.retriable,
+                body=payload.body, run_key=payload.ordering_key if kind == "event" else kind, kind=kind, target=target,
+                reason=error.reason, attempts=max(error.attempts, 1), failed_by=failed_by, retriable=error.retriable,
             )  # fmt: skip
             where = f" (spooled to {self.store.path})" if on_disk else f" (held for the spool {self.store.path})"
         else:
@@ -154,7 +160,8 @@ class Outcomes:
         if spool is not None:
             with self._lock:
                 self.given_up += 1
-        self._tell_early(error)
+        if kind == "event":  # input that is no event is never sent: nothing to deliver later
+            self._tell_early(error)
         return where
 
     def refused(self, refused: Refused) -> None:
@@ -162,19 +169,7 @@ class Outcomes:
         reason = scrub(refused.reason, self.secrets)
         error = DeliveryError(f"refused: {reason}", target="client", retriable=False)
         payload = Payload(body=refused.text.encode("utf-8", "backslashreplace"))
-        where, spool = " (no spool configured: it is lost)", self.spool
-        if spool is None:
-            with self._lock:
-                self.lost += 1
-        else:
-            try:
-                spool.keep(body=payload.body, run_key="raw", kind="raw", reason=error.reason,
-                           attempts=1, failed_by="client", retriable=False)  # fmt: skip
-                where = f" (spooled to {self.store.path})"
-                with self._lock:
-                    self.given_up += 1
-            except OSError as exc:
-                where = f" (the store {self.store.path} failed, event lost: {exc})"
+        where = self._keep(payload, None, None, error, kind="raw")  # never owed: not retriable
         log.error("OpenLineage event refused, it cannot be serialised as an event: %s%s", reason, where)
         self._call_back(payload, error)
         if self.policy == "raise":
