@@ -110,7 +110,7 @@ class OpenLineageClient:
         self._close_result = True
         self._prepare = Preparer(producer or _producer_default(), _MAX_EVENT_BYTES)
         callback = error_policy if callable(error_policy) else None
-        self._outcomes = Outcomes(self.store, False, "log", callback)
+        self._outcomes = Outcomes(self.store, "log", callback)
         if self.disabled:  # OPENLINEAGE_DISABLED=true: do nothing, read nothing
             from olsdk._delivery.transports._noop import NoopTransport
 
@@ -132,7 +132,6 @@ class OpenLineageClient:
             self.spool = Spool(settings.spool.path or default_spool_path(dict(env)), settings.spool.fsync)
             self.store = self._outcomes.store = self.spool.store
             self._outcomes.spool = self.spool
-            self._outcomes.keeps = True
             self.write_ahead = settings.spool.write_ahead
 
     def _connect(self, settings: ClientSettings) -> None:
@@ -250,7 +249,7 @@ class OpenLineageClient:
         self._closed = self._outcomes.closed = True
         self._send.left_at_close(left)  # never tried: kept for a later client (or given up to the spool)
         done = done and not trying
-        owed = _release(self.store, self._outcomes, keeps=self.spool is not None)
+        owed = _release(self.store, self._outcomes)
         waiting = self.spool.flush() if self.spool is not None else 0
         self._close_result = self._outcomes.report_close(owed, waiting) and done
         self._outcomes.raise_async_errors()
@@ -320,10 +319,10 @@ def _producer_default() -> str:
     return get_default_producer()
 
 
-def _release(store: Store, outcomes: Outcomes, *, keeps: bool) -> int:
+def _release(store: Store, outcomes: Outcomes) -> int:
     """This process's records still owed, released for a later client (lost without a spool)."""
     try:
-        if not keeps:
+        if outcomes.spool is None:
             outcomes.lost += store.owed()
             return 0
         return store.release()

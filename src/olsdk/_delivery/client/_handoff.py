@@ -11,7 +11,6 @@ one by the next ``flush()`` or ``close()``. Either way each failure is raised on
 from __future__ import annotations
 
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -100,14 +99,8 @@ class Handoffs:
 
     def tried(self, timeout: float) -> bool:
         """Wait until every event handed so far had its first attempt; False at the timeout."""
-        deadline = time.monotonic() + timeout
-        with self.lock:
-            while self:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self.lock.wait(min(left, 0.05))
-            return True
+        with self.lock:  # woken by each attempt's end (``run``) and by ``take``
+            return self.lock.wait_for(lambda: not self, max(0.0, timeout))
 
     def unrecorded(self) -> list[Handed]:
         """The events not tried yet that have no record in the store."""
@@ -117,4 +110,5 @@ class Handoffs:
     def take(self) -> tuple[list[Handed], bool]:
         """(called with the lock held) The events never tried, taken out; whether one is being tried."""
         left, self.queue = list(self.queue), deque()
+        self.lock.notify_all()
         return left, self.in_flight is not None

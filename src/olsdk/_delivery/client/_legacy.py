@@ -248,6 +248,5 @@ def _apply(events: dict[int, dict[str, Any]], item: dict[str, Any], text: bytes)
             event["attempts"] += attempts if isinstance(attempts, int) and attempts > 0 else 1
             event["reason"] = str(item.get("reason") or "")
             if target is not None and event["targets"] is None:
-                event["targets"] = sorted({*(event.get("failed") or []), str(target)})
-                event["failed"] = event["targets"]
+                event["targets"] = [str(target)]
         return

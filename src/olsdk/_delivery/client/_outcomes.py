@@ -48,14 +48,15 @@ _WARN_EVERY = 30.0  # seconds between warnings for one repeated failure reason
 class Outcomes:
     """The failure path of one client (see the module docstring); thread-safe."""
 
-    def __init__(self, store: Store, keeps: bool, policy: ErrorPolicy, callback: ErrorCallback | None) -> None:
+    def __init__(self, store: Store, policy: ErrorPolicy, callback: ErrorCallback | None) -> None:
         self.store = store
-        self.keeps = keeps  # the store is on disk (a spool is configured), not in memory
         self.policy = policy
         self.callback = callback
         self.secrets: list[str] = []
         self.relay: Relay | None = None
-        self.spool: Spool | None = None  # given-up records go there (held in memory on a full disk)
+        # given-up records go there (held in memory on a full disk); None: no spool, the store
+        # is in memory and what cannot be delivered is lost
+        self.spool: Spool | None = None
         self.destinations = Destinations(None)
         self.closed = False
         self.reset()
@@ -110,7 +111,11 @@ class Outcomes:
             except Exception:
                 log.exception("OpenLineage error callback raised")
 
-    def _keep(self, payload: Payload, record: int | None, target: str | None, error: DeliveryError) -> str:
+    def _keep(
+        self, payload: Payload, record: int | None, target: str | None, error: DeliveryError, kind: str = "event"
+    ) -> str:
+        """The record owed again (the relay retries it) or given up; where the event is now.
+        ``kind="raw"``: input that is no event, kept as text, never sent."""
         relay = self.relay
         try:
             if relay is not None and owes(error) and not (self.closed and record is None):
@@ -121,25 +126,27 @@ class Outcomes:
                 if self.closed:
                     return f" (kept in the store {self.store.path} for a later client)"
                 return " (retried in the background)"
-            return self._give_up(payload, record, target, error)
+            return self._give_up(payload, record, target, error, kind)
         except (OSError, sqlite3.Error) as exc:
             with self._lock:
                 self.lost += 1
             return f" (the store {self.store.path} failed, event lost: {exc})"
 
-    def _give_up(self, payload: Payload, record: int | None, target: str | None, error: DeliveryError) -> str:
+    def _give_up(
+        self, payload: Payload, record: int | None, target: str | None, error: DeliveryError, kind: str
+    ) -> str:
         """Retrying cannot help: the record is given up, for ``olsdk replay``."""
-        failed_by = target or error.target
-        if not self.keeps:
+        failed_by, spool = target or error.target, self.spool
+        if spool is None:
             if record is not None:
                 self.store.delete([record])
             with self._lock:
                 self.lost += 1
             where = " (no spool configured: it is lost)"
         elif record is None:
-            on_disk = self._spool().keep(
-                body=payload.body, run_key=payload.ordering_key, target=target, reason=error.reason,
-                attempts=max(error.attempts, 1), failed_by=failed_by, retriable=error.retriable,
+            on_disk = spool.keep(
+                body=payload.body, run_key=payload.ordering_key if kind == "event" else kind, kind=kind, target=target,
+                reason=error.reason, attempts=max(error.attempts, 1), failed_by=failed_by, retriable=error.retriable,
             )  # fmt: skip
             where = f" (spooled to {self.store.path})" if on_disk else f" (held for the spool {self.store.path})"
         else:
@@ -150,34 +157,19 @@ class Outcomes:
             where = f" (spooled to {self.store.path})"
         if record is not None and self.relay is not None:
             self.relay.settled(record)
-        if self.keeps:
+        if spool is not None:
             with self._lock:
                 self.given_up += 1
-        self._tell_early(error)
+        if kind == "event":  # input that is no event is never sent: nothing to deliver later
+            self._tell_early(error)
         return where
-
-    def _spool(self) -> Spool:
-        assert self.spool is not None
-        return self.spool
 
     def refused(self, refused: Refused) -> None:
         """Input that is no event: kept as text (never sent), then the error policy."""
         reason = scrub(refused.reason, self.secrets)
         error = DeliveryError(f"refused: {reason}", target="client", retriable=False)
         payload = Payload(body=refused.text.encode("utf-8", "backslashreplace"))
-        where = " (no spool configured: it is lost)"
-        if not self.keeps:
-            with self._lock:
-                self.lost += 1
-        else:
-            try:
-                self._spool().keep(body=payload.body, run_key="raw", kind="raw", reason=error.reason,
-                                   attempts=1, failed_by="client", retriable=False)  # fmt: skip
-                where = f" (spooled to {self.store.path})"
-                with self._lock:
-                    self.given_up += 1
-            except OSError as exc:
-                where = f" (the store {self.store.path} failed, event lost: {exc})"
+        where = self._keep(payload, None, None, error, kind="raw")  # never owed: not retriable
         log.error("OpenLineage event refused, it cannot be serialised as an event: %s%s", reason, where)
         self._call_back(payload, error)
         if self.policy == "raise":
@@ -188,7 +180,7 @@ class Outcomes:
     def _tell_early(self, error: DeliveryError) -> None:
         """In a forked child (which may end with os._exit, skipping every exit hook), say once,
         now, where undelivered events are and how they get delivered."""
-        if not forked_child() or self._told or not self.keeps:
+        if not forked_child() or self._told or self.spool is None:
             return
         self._told = True
         log.warning(

@@ -25,12 +25,13 @@ from collections.abc import Callable
 
 from olsdk._delivery.client._handoff import Handed, Handoffs
 from olsdk._delivery.client._store import Row, Store
+from olsdk._delivery.client._targets import leaves
 from olsdk._delivery.transports._attempts import Resume, single_attempt
-from olsdk._delivery.transports._base import Payload, Transport
+from olsdk._delivery.transports._base import Payload, Transport, try_deliver
 from olsdk._delivery.transports._breaker import Breaker
 from olsdk._foundation._exceptions import DeliveryError
 
-__all__ = ["Relay", "owes"]
+__all__ = ["Relay", "Routes", "owes"]
 
 log = logging.getLogger("olsdk._delivery.client._relay")
 
@@ -67,7 +68,7 @@ class Relay:
         self.first_attempt = first_attempt
         self.finish = finish
         self.finish_delay = finish_delay
-        self._routes = _Routes(transport)
+        self._routes = Routes(transport)
         self._reset()
         for breaker in breakers:
             breaker.on_close(self._unpark)
@@ -222,14 +223,10 @@ class Relay:
         destination = self._routes.destination(row.target)
         with self._lock:
             resume = self._owed.resumes.pop(row.id, None)
-        try:
-            with single_attempt(resume):
-                destination.deliver(payload)
-        except DeliveryError as exc:
-            self.on_failure(payload, exc)
-            return
-        except Exception as exc:  # a transport bug: the event stays, the bug is told
-            self.on_failure(payload, DeliveryError(f"{type(exc).__name__}: {exc}", target=destination.label))
+        with single_attempt(resume):
+            error = try_deliver(destination, payload)
+        if error is not None:  # a transport bug too: the event stays, the bug is told
+            self.on_failure(payload, error)
             return
         self.store.delete([row.id])
         self.delivered += 1
@@ -346,7 +343,7 @@ def _checkpoint(store: Store, last: float) -> float:
     return last
 
 
-class _Routes:
+class Routes:
     """Where a record goes (a composite's child, or the whole transport), synchronously, and
     the breakers on the way."""
 
@@ -364,7 +361,7 @@ class _Routes:
         return found
 
     def breakers_of(self, target: str | None) -> list[Breaker]:
-        return [b for b in _leaf_breakers(self.destination(target)) if b is not None]
+        return [leaf.breaker for leaf in leaves(self.destination(target)) if leaf.breaker is not None]
 
     def breaker_for(self, target: str | None) -> Breaker | None:
         found = self.breakers_of(target)
@@ -389,13 +386,3 @@ class _Routes:
         if not open_ones or all([b.try_probe() for b in open_ones]):
             return None
         return max(0.05, min(b.probe_delay() for b in open_ones))
-
-
-def _leaf_breakers(transport: Transport) -> list[Breaker | None]:
-    children = transport.children()
-    if not children:
-        return [transport.breaker]
-    found: list[Breaker | None] = []
-    for child in children:
-        found.extend(_leaf_breakers(child))
-    return found

@@ -20,7 +20,7 @@ from olsdk._delivery.client._relay import Relay
 from olsdk._delivery.client._store import Store
 from olsdk._delivery.client._targets import Destinations, waits_on_network
 from olsdk._delivery.transports._attempts import ONE_ATTEMPT, SINGLE_ATTEMPT
-from olsdk._delivery.transports._base import Payload, Transport
+from olsdk._delivery.transports._base import Payload, Transport, try_deliver
 from olsdk._foundation._exceptions import DeliveryError
 
 __all__ = ["Sender"]
@@ -71,13 +71,11 @@ class Sender:
             return DeliveryError(behind, target=self.transport.label, attempts=0)
         token = SINGLE_ATTEMPT.set(ONE_ATTEMPT)  # never a retry in the attempt: the relay retries
         try:
-            self.transport.deliver(payload)
-        except DeliveryError as exc:
-            return exc
-        except Exception as exc:  # a transport bug must not break the pipeline
-            return DeliveryError(f"{type(exc).__name__}: {exc}", target=self.transport.label)
+            error = try_deliver(self.transport, payload)
         finally:
             SINGLE_ATTEMPT.reset(token)
+        if error is not None:
+            return error
         if ids and not self.to.targets and not self.transport.asynchronous:
             settle(self.store, ids)
         return None

@@ -33,7 +33,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from olsdk._delivery.client._store import Row, SharedBreakers, Store, process_alive
+from olsdk._delivery.client._relay import Routes
+from olsdk._delivery.client._store import Liveness, Row, SharedBreakers, Store
 from olsdk._delivery.transports._base import Payload, Transport
 from olsdk._foundation._exceptions import DeliveryError
 from olsdk._foundation._secrets import scrub
@@ -124,13 +125,10 @@ class Spool:
     def _shown(self) -> Iterator[Row]:
         if not self.path.exists():
             return
-        alive: dict[str, bool] = {}
+        alive = Liveness()
         for row in self.store.rows():
-            if row.state == "pending" and row.owner is not None:
-                if row.owner not in alive:
-                    alive[row.owner] = process_alive(row.owner)
-                if alive[row.owner]:
-                    continue
+            if row.state == "pending" and row.owner is not None and alive[row.owner]:
+                continue  # in flight in a running process
             yield row
 
 
@@ -244,8 +242,7 @@ class _Replay:
         progress: Callable[[ReplayProgress], None] | None,
     ) -> None:
         self.store = store
-        self.transport = transport
-        self.sender = transport.synchronous()
+        self.routes = Routes(transport)
         self.dry_run = dry_run
         self.max_failures = max_failures
         self.progress = progress
@@ -259,16 +256,14 @@ class _Replay:
         store = self.store
         if not self.dry_run:
             store.adopt()  # what processes that are gone left (unless a live client is finishing it)
-        alive: dict[str, bool] = {store.owner: False}
+        alive = Liveness()
         for row in store.rows():
             if row.state != "given_up" and row.owner != store.owner:
-                owner = row.owner or ""
-                if row.owner is not None and owner not in alive:
-                    alive[owner] = process_alive(owner)
-                if not self.dry_run and (row.owner is None or alive[owner]):
+                live = row.owner is not None and alive[row.owner]
+                if not self.dry_run and (row.owner is None or live):
                     self.result.live += 1  # a running process's (or another finisher's): theirs
                     continue
-                if self.dry_run and row.state == "pending" and alive.get(owner, False):
+                if self.dry_run and row.state == "pending" and live:
                     continue  # in flight in a running process
             self._one(row)
             self.done += 1
@@ -292,10 +287,8 @@ class _Replay:
             result.kept += 1  # later events of a failed run wait, keeping order
             return
         target = row.target or row.failed_by
-        found = self.transport.find(target) if target else None  # a wrapper's name is gone once synchronous
-        destination = found.synchronous() if found is not None else self.sender
         try:
-            destination.send(Payload.from_json(row.body))
+            self.routes.destination(target).send(Payload.from_json(row.body))
         except ValueError as exc:
             self._failed(row, DeliveryError(f"unreadable record: {exc}", target=target, retriable=False))
             return

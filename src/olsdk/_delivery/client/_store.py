@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["Row", "Store", "owner_token", "process_alive"]
+__all__ = ["Liveness", "Row", "Store", "owner_token", "process_alive"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -56,12 +56,10 @@ CREATE TABLE IF NOT EXISTS breakers (
 );
 CREATE TABLE IF NOT EXISTS roles (name TEXT PRIMARY KEY, owner TEXT NOT NULL);
 """
-_COLUMNS = "id, run_key, target, kind, body, state, owner, attempts, next_try, reason, failed_by, retriable, created"
+_FIELDS = "run_key, target, kind, body, state, owner, attempts, next_try, reason, failed_by, retriable, created"
+_COLUMNS = f"id, {_FIELDS}"
 _BUSY_MS = 10_000
-_INSERT = (
-    "INSERT INTO records (run_key, target, kind, body, state, owner, attempts, next_try, reason, failed_by,"
-    " retriable, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+_INSERT = f"INSERT INTO records ({_FIELDS}) VALUES ({', '.join('?' for _ in _FIELDS.split(','))})"
 _CHECKPOINT_INLINE = 20_000  # commits after which a committing thread checkpoints (no relay did)
 # a retrying record of the owner that no earlier record of its run (and target) waits before
 _HEADS = (
@@ -99,6 +97,14 @@ def process_alive(token: str) -> bool:
     except PermissionError:
         return True
     return not started or _start_time(int(pid_text)) == started
+
+
+class Liveness(dict[str, bool]):
+    """Whether the process of each owner token runs, asked once per token (see :func:`process_alive`)."""
+
+    def __missing__(self, token: str) -> bool:
+        alive = self[token] = process_alive(token)
+        return alive
 
 
 @dataclass
@@ -297,11 +303,9 @@ class Store:
     def copy_for(self, record_id: int, target: str | None) -> int:
         """A copy of a record for one more target (a composite's children each owe a delivery)."""
         with self.transaction() as conn:
+            copied = _FIELDS.replace("target", "?")  # the same values, for ``target``
             cursor = conn.execute(
-                "INSERT INTO records (run_key, target, kind, body, state, owner, attempts, next_try, reason, failed_by,"
-                " retriable, created) SELECT run_key, ?, kind, body, state, owner, attempts, next_try, reason,"
-                " failed_by, retriable, created FROM records WHERE id = ?",
-                (target, record_id),
+                f"INSERT INTO records ({_FIELDS}) SELECT {copied} FROM records WHERE id = ?", (target, record_id)
             )
             return int(cursor.lastrowid or 0)
 
@@ -335,11 +339,8 @@ class Store:
 
     def owed(self) -> int:
         """Records this process still owes a delivery (pending or retrying)."""
-        return int(
-            self.query("SELECT COUNT(*) FROM records WHERE owner = ? AND state != 'given_up'", (self._owner_now(),))[0][
-                0
-            ]
-        )
+        found = self.query("SELECT COUNT(*) FROM records WHERE owner = ? AND state != 'given_up'", (self._owner_now(),))
+        return int(found[0][0])
 
     def _owner_now(self) -> str:
         self._connect()

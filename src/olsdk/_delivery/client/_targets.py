@@ -7,7 +7,7 @@ record per child, and a failure or a delivery reported by any transport below a 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from olsdk._delivery.transports._base import Transport
@@ -16,7 +16,7 @@ from olsdk._delivery.transports._breaker import Breaker, BreakerSettings, Shared
 if TYPE_CHECKING:
     from olsdk._delivery.transports._composite import CompositeTransport
 
-__all__ = ["Destinations", "install_breakers", "waits_on_network"]
+__all__ = ["Destinations", "install_breakers", "leaves", "waits_on_network"]
 
 _LOCAL_KINDS = frozenset({"noop", "console", "file", "callback"})  # destinations that need no network
 
@@ -29,7 +29,7 @@ class Destinations:
         self.child_of: dict[str, str] = {}  # a label anywhere below a composite child -> that child
         if transport is not None and transport.children() and _is_composite(transport):
             self.targets = tuple(child.label for child in transport.transports)
-            self.child_of = {label: child.label for child in transport.transports for label in _labels_below(child)}
+            self.child_of = {node.label: child.label for child in transport.transports for node in _nodes(child)}
 
     def target_of(self, label: str | None) -> str | None:
         """The composite child a label belongs to (None: no composite at the top)."""
@@ -54,28 +54,28 @@ def _is_composite(transport: Transport) -> TypeGuard[CompositeTransport]:
     return isinstance(transport, CompositeTransport)
 
 
-def _labels_below(transport: Transport) -> list[str]:
-    """Every label in the tree under (and including) ``transport``."""
-    labels = [transport.label]
+def _nodes(transport: Transport) -> Iterator[Transport]:
+    """Every transport of the tree under (and including) ``transport``."""
+    yield transport
     for child in transport.children():
-        labels.extend(_labels_below(child))
-    return labels
+        yield from _nodes(child)
+
+
+def leaves(transport: Transport) -> list[Transport]:
+    """The destinations of the tree: the transports under ``transport`` without children."""
+    return [node for node in _nodes(transport) if not node.children()]
 
 
 def install_breakers(transport: Transport, settings: BreakerSettings, shared: SharedState | None) -> list[Breaker]:
     """A breaker on every destination of the tree that has none yet (state shared in the store)."""
-    children = transport.children()
-    if children:
-        return [b for child in children for b in install_breakers(child, settings, shared)]
-    if transport.breaker is None:
-        transport.breaker = Breaker(transport.breaker_identity, settings, shared)
-    return [transport.breaker]
+    found = leaves(transport)
+    for leaf in found:
+        if leaf.breaker is None:
+            leaf.breaker = Breaker(leaf.breaker_identity, settings, shared)
+    return [leaf.breaker for leaf in found if leaf.breaker is not None]
 
 
 def waits_on_network(transport: Transport) -> bool:
     """Whether delivering through ``transport`` may wait on a network: any destination of the
     tree but a local file, the console, a callback or none (a transport of another kind may)."""
-    children = transport.children()
-    if children:
-        return any(waits_on_network(child) for child in children)
-    return transport.kind not in _LOCAL_KINDS or bool(getattr(transport, "remote", False))
+    return any(leaf.kind not in _LOCAL_KINDS or bool(getattr(leaf, "remote", False)) for leaf in leaves(transport))

@@ -9,10 +9,9 @@ caller waits (``on_full: block``, as the official transport waits for room) up t
 buffered wrapper's ``block_timeout``, then the event is spooled; whatever is queued at
 ``close()`` past its timeout is spooled too.
 
-``max_concurrent_requests`` maps onto the buffered wrapper's number of workers when the
-wrapper has such a setting (``workers``), at most 32 (a worker is a thread, where the
-official transport runs asyncio tasks); with one worker the events are still all
-delivered, one request at a time.
+``max_concurrent_requests`` maps onto the buffered wrapper's number of workers
+(``workers``), at most 32 (a worker is a thread, where the official transport runs
+asyncio tasks); with one worker the events are still all delivered, one request at a time.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from olsdk._delivery.transports._http import HttpSettings, HttpTransport
 
 __all__ = ["AsyncHttpSettings", "build_async_http", "queue_settings"]
 
-_BUFFERED_FIELDS = set(BufferedSettings.model_fields)
 _MAX_WORKERS = 32
 
 
@@ -35,13 +33,16 @@ class AsyncHttpSettings(HttpSettings):
 
 def queue_settings(settings: AsyncHttpSettings) -> BufferedSettings:
     """The buffered wrapper's settings for an ``async_http`` section."""
-    kwargs: dict[str, object] = {"max_queue_size": settings.max_queue_size, "on_full": "block"}
+    queue = BufferedSettings(
+        max_queue_size=settings.max_queue_size,
+        on_full="block",
+        workers=min(settings.max_concurrent_requests, _MAX_WORKERS),  # one worker per allowed request
+    )
     batch = settings.batch
     if batch is not None and batch.enabled:
-        kwargs.update(batch_size=batch.max_events, batch_bytes=batch.max_bytes, linger=batch.linger)
-    if "workers" in _BUFFERED_FIELDS:  # concurrent delivery: one worker per allowed request
-        kwargs["workers"] = min(settings.max_concurrent_requests, _MAX_WORKERS)
-    return BufferedSettings(**kwargs)  # type: ignore[arg-type]
+        batching = {"batch_size": batch.max_events, "batch_bytes": batch.max_bytes, "linger": batch.linger}
+        queue = queue.model_copy(update=batching)
+    return queue
 
 
 class _AsyncHttpPoster(HttpTransport):

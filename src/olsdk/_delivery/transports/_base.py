@@ -37,6 +37,7 @@ __all__ = [
     "Payload",
     "Transport",
     "describe_event",
+    "try_deliver",
 ]
 
 
@@ -148,6 +149,19 @@ def _circuit_open(transport: Transport, breaker: Breaker) -> DeliveryError:
         attempts=0,
         unreachable=True,
     )
+
+
+def try_deliver(transport: Transport, payload: Payload) -> DeliveryError | None:
+    """``transport.deliver(payload)``: its failure, or None when it was delivered (or accepted).
+    Any other exception is a bug of that transport: a failure of this delivery, never raised,
+    so that it cannot break the caller's pipeline."""
+    try:
+        transport.deliver(payload)
+    except DeliveryError as exc:
+        return exc
+    except Exception as exc:
+        return DeliveryError(f"{type(exc).__name__}: {exc}", target=transport.label)
+    return None
 
 
 class Transport(abc.ABC):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from olsdk._delivery._config import Settings
-from olsdk._delivery.transports._base import DeliveryHandler, FailureHandler, Payload, Transport
+from olsdk._delivery.transports._base import DeliveryHandler, FailureHandler, Payload, Transport, try_deliver
 from olsdk._foundation._exceptions import ConfigError, DeliveryError
 
 __all__ = ["CompositeSettings", "CompositeTransport"]
@@ -94,13 +94,8 @@ class CompositeTransport(Transport):
         failures: list[DeliveryError] = []
         delivered = 0
         for index, child in enumerate(self.transports):
-            try:
-                child.deliver(payload)
-            except DeliveryError as exc:
-                failures.append(exc)
-            except Exception as exc:  # a child's bug is that child's failure only
-                failures.append(DeliveryError(f"{type(exc).__name__}: {exc}", target=child.label))
-            else:
+            error = try_deliver(child, payload)  # a child's bug is that child's failure only
+            if error is None:
                 delivered += 1
                 if not child.asynchronous:  # an asynchronous child tells of its delivery itself
                     self.report_delivered(payload, child.label)
@@ -109,6 +104,7 @@ class CompositeTransport(Transport):
                         self.report_delivered(payload, skipped.label)
                     break
                 continue
+            failures.append(error)
             if not self.settings.continue_on_failure:
                 for skipped in self.transports[index + 1 :]:
                     failures.append(

@@ -35,10 +35,11 @@ if TYPE_CHECKING:
     from olsdk._delivery.client._spool import Spool
     from olsdk._models import RunEvent
 
-__all__ = ["Delivery", "Worker", "spool_of"]
+__all__ = ["Delivery", "Worker", "cause", "spool_of"]
 
 
-def _cause(error: BaseException) -> str:
+def cause(error: BaseException) -> str:
+    """How a failure is told in the listener's warnings: its type and message."""
     return f"{type(error).__name__}: {error}"
 
 
@@ -116,7 +117,7 @@ class Delivery:
             self.failed += 1
             kept = self._after_failure(event, error)
             kind = event.eventType.value if event.eventType is not None else "an"
-            log.warning("olsdk.spark: %s event of job %s not sent (%s): %s", kind, event.job.name, kept, _cause(error))
+            log.warning("olsdk.spark: %s event of job %s not sent (%s): %s", kind, event.job.name, kept, cause(error))
 
     def _after_failure(self, event: RunEvent, error: Exception) -> str:
         """Hand an event the emitter did not take to the spool; says where the event is now."""
@@ -124,7 +125,7 @@ class Delivery:
 
         if isinstance(error, DeliveryError) and getattr(self.emitter, "spool", None) is not None:
             return f"spooled to {self.spool.path if self.spool else 'the spool'} by the client"
-        return self._write_spool(event, _cause(error))
+        return self._write_spool(event, cause(error))
 
     def _write_spool(self, event: RunEvent, reason: str) -> str:
         from olsdk import DeliveryError, to_json
@@ -135,7 +136,7 @@ class Delivery:
         try:
             self.spool.append(Payload.from_json(to_json(event)), DeliveryError(reason, target="olsdk.spark"))
         except Exception as error:
-            return f"lost: spool {self.spool.path} failed: {_cause(error)}"
+            return f"lost: spool {self.spool.path} failed: {cause(error)}"
         return f"spooled to {self.spool.path}"
 
     def closing(self, deadline: float, reason: str) -> None:
@@ -193,7 +194,7 @@ class Worker:
                 if len(self.seconds) < 4096:
                     self.seconds.append(time.perf_counter() - started)
         except Exception as error:  # keep the worker alive whatever happens
-            log.warning("olsdk.spark: could not emit lineage: %s", _cause(error))
+            log.warning("olsdk.spark: could not emit lineage: %s", cause(error))
         finally:
             self.messages.task_done()
         return item is not None

@@ -34,7 +34,7 @@ from olsdk._builders.naming._context import CONTEXT_ENV, context_parent
 from olsdk._integrations.spark import _ids
 from olsdk._integrations.spark._bridge import Bridge
 from olsdk._integrations.spark._dataset import PlanDataset
-from olsdk._integrations.spark._delivery import Delivery, Worker
+from olsdk._integrations.spark._delivery import Delivery, Worker, cause
 from olsdk._integrations.spark._plan import PlanFacts, PlanReader, SessionFacts, WriteTarget, qualify
 from olsdk._integrations.spark._rdd import patch_rdd_writes
 from olsdk._integrations.spark._run_events import Application, QueryRun, new_run_id
@@ -72,10 +72,6 @@ class CallableEmitter:
 _HANDLES: dict[int, SparkLineage] = {}
 _HANDLES_LOCK = threading.Lock()
 _PATCHED = False
-
-
-def _cause(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}"
 
 
 def spark_conf(spark: Any) -> dict[str, str]:
@@ -225,7 +221,7 @@ class SparkLineage:
             log.warning(
                 "olsdk.spark: no lineage for the application run's %s, its events could not be built: %s",
                 event_type,
-                _cause(error),
+                cause(error),
             )
             return
         self._delivery.put(event)
@@ -251,7 +247,7 @@ class SparkLineage:
                 job_kind="RDD_JOB",
             )
         except Exception as error:
-            log.warning("olsdk.spark: no lineage for RDD.%s(%r): %s", method, path, _cause(error))
+            log.warning("olsdk.spark: no lineage for RDD.%s(%r): %s", method, path, cause(error))
             return None
         self._tracker.send_run(run, "START")
         self._delivery.hand()
@@ -330,7 +326,7 @@ def _close(client: Emitter) -> None:
         if close is not None:
             close()
     except Exception as error:
-        log.warning("olsdk.spark: closing the client failed: %s", _cause(error))
+        log.warning("olsdk.spark: closing the client failed: %s", cause(error))
 
 
 def _application(spark: Any, namespace: str, producer: str | None, settings: SparkSettings) -> Application:
@@ -514,7 +510,7 @@ def _patch_stop() -> None:
             try:
                 handle.close()
             except Exception as error:
-                log.warning("olsdk.spark: could not close lineage: %s", _cause(error))
+                log.warning("olsdk.spark: could not close lineage: %s", cause(error))
         original(self)
 
     SparkContext.stop = stop  # type: ignore[method-assign]
@@ -528,7 +524,7 @@ def _close_all() -> None:
         try:
             handle.close()
         except Exception as error:
-            log.warning("olsdk.spark: could not close lineage at exit: %s", _cause(error))
+            log.warning("olsdk.spark: could not close lineage at exit: %s", cause(error))
 
 
 _SIGTERM_INSTALLED = False
@@ -550,7 +546,7 @@ def _handle_sigterm() -> None:
             try:
                 handle.terminate(signum)
             except Exception as error:
-                log.warning("olsdk.spark: could not end lineage on SIGTERM: %s", _cause(error))
+                log.warning("olsdk.spark: could not end lineage on SIGTERM: %s", cause(error))
         if callable(previous):
             previous(signum, frame)
         else:  # the default action: end the process as SIGTERM would have
