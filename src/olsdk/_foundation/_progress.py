@@ -1,7 +1,7 @@
 """Progress of a long command on a terminal: one line on standard error, redrawn a few
 times a second, and nothing at all when standard error is not a terminal (a pipe, a file,
-CI), so that output meant for programs stays clean. `olsdk graph` and `olsdk inspect`
-use it; `olsdk validate` draws the same kind of line.
+CI), so that output meant for programs stays clean. `olsdk validate`, `olsdk graph` and
+`olsdk inspect` use it.
 """
 
 from __future__ import annotations

@@ -22,7 +22,6 @@ import argparse
 import copy
 import json
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from typing import IO, Any, TextIO
 from olsdk._builders.facets._cli import import_module_or_file
 from olsdk._foundation._documents import event_files
 from olsdk._foundation._exceptions import Problem
+from olsdk._foundation._progress import Progress
 from olsdk._foundation._registry import DEFAULT, FacetRegistry
 from olsdk._readers._wire import JSONProblem, decode, decode_exact, exact_numbers
 
@@ -100,7 +100,7 @@ class Item:
 EMPTY = "empty: no JSON in it (an event file holds one event, a list of events, or one event a line)"
 
 
-def _lines(label: str, stream: IO[bytes], progress: _Progress) -> Iterator[Item]:
+def _lines(label: str, stream: IO[bytes], progress: Progress) -> Iterator[Item]:
     empty = True
     for number, raw in enumerate(stream, start=1):
         progress.advance(len(raw))
@@ -111,7 +111,7 @@ def _lines(label: str, stream: IO[bytes], progress: _Progress) -> Iterator[Item]
         yield Item(label, None, JSONProblem(Problem("", EMPTY)))
 
 
-def _file_items(path: Path, progress: _Progress) -> Iterator[Item]:
+def _file_items(path: Path, progress: Progress) -> Iterator[Item]:
     with open(path, "rb") as stream:
         if path.suffix.lower() != ".json":
             yield from _lines(str(path), stream, progress)
@@ -156,46 +156,6 @@ def _sources(sources: list[str]) -> list[Path | str]:
     return out
 
 
-class _Progress:
-    """A one-line progress bar on a terminal's standard error; nothing otherwise."""
-
-    def __init__(self, total: int, stream: TextIO | None) -> None:
-        self.total = total
-        self.stream = stream
-        self.done = 0
-        self.events = 0
-        self.started = time.monotonic()
-        self.shown = 0.0
-
-    def advance(self, size: int) -> None:
-        self.done += size
-
-    def event(self) -> None:
-        self.events += 1
-        if self.stream is not None and self.events % 256 == 0:
-            now = time.monotonic()
-            if now - self.shown >= 0.2:
-                self.shown = now
-                self.draw(now)
-
-    def draw(self, now: float) -> None:
-        assert self.stream is not None
-        rate = self.events / max(now - self.started, 1e-9)
-        if self.total:
-            share = min(self.done / self.total, 1.0)
-            bar = "#" * int(share * 30)
-            line = f"\r[{bar:<30}] {share:6.1%}  {self.events:,} events  {rate:,.0f}/s"
-        else:
-            line = f"\r{self.events:,} events  {rate:,.0f}/s"
-        self.stream.write(line)
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.stream is not None:
-            self.stream.write("\r" + " " * 72 + "\r")
-            self.stream.flush()
-
-
 def _facet_registry(modules: list[str]) -> FacetRegistry:
     """The registry `--facets` makes: the default registry (where the custom facet classes
     a module defines register themselves) plus every facet registry the modules hold."""
@@ -229,7 +189,7 @@ def run_validate(args: argparse.Namespace, stdin: IO[bytes] | None = None, out: 
         print(f"olsdk validate: error: {exc}", file=sys.stderr)
         return 2
     total = sum(p.stat().st_size for p in sources if isinstance(p, Path))
-    progress = _Progress(0 if STDIN in sources else total, sys.stderr if sys.stderr.isatty() else None)
+    progress = Progress(0 if STDIN in sources else total)
     tally = Tally()
     as_json = args.format == "json"
     for source in sources:
@@ -237,8 +197,7 @@ def run_validate(args: argparse.Namespace, stdin: IO[bytes] | None = None, out: 
             items = _file_items(source, progress)
         else:
             items = _lines("<stdin>", stdin if stdin is not None else sys.stdin.buffer, progress)
-        for item in items:
-            progress.event()
+        for item in progress.count(items):
             problems, producer, document = _check(item, validate_document, registry)
             tally.unchecked.update(f"{key} ({entity})" for entity, key in unchecked_facet_keys(document, registry))
             unreadable = bool(problems) and args.lenient and not _reads_leniently(item, document, registry)
