@@ -262,6 +262,46 @@ def test_a_second_replay_in_code_raises_or_waits(tmp_path: Path) -> None:
             os.kill(holder.pid, signal.SIGKILL)
 
 
+def test_a_refused_replay_leaves_no_connection_open(tmp_path: Path) -> None:
+    from olsdk.client import ReplayInProgress
+
+    spool_path = tmp_path / "spool.db"
+    holder = start_script(
+        f"""
+        import sys
+        from olsdk._delivery.client._store import Store
+        store = Store({str(spool_path)!r})
+        with store.transaction() as conn:
+            store.claim_role(conn, "replay")
+        print("held", flush=True)
+        sys.stdin.read()
+        """,
+        tmp_path,
+        stdin=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        before = _open_files(spool_path)
+        with pytest.raises(ReplayInProgress):
+            replay(spool_path, CallbackTransport(lambda _payload: None))
+        assert _open_files(spool_path) == before  # the refused replay's connection is closed
+    finally:
+        finish(holder, "")
+
+
+def _open_files(path: Path) -> list[str]:
+    """The files of the store at ``path`` (database, WAL, shared memory) this process has open."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # the descriptor of the listing itself, closed since
+            continue
+        if target.startswith(str(path)):
+            found.append(target)
+    return sorted(found)
+
+
 def refuse_down(payload: Payload) -> None:
     raise DeliveryError("down", target="http")
 

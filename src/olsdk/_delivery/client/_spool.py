@@ -208,7 +208,11 @@ def replay(
     ``progress`` is called after every record.
     """
     store = Store(path)
-    _hold_replay_role(store, wait)
+    try:
+        _hold_replay_role(store, wait)
+    except BaseException:  # refused (another replay runs) or interrupted while waiting
+        store.close()
+        raise
     try:
         run = _Replay(store, transport, dry_run, max_failures, progress)
         run.run()

@@ -236,7 +236,9 @@ class Store:
             self.checkpoint()
             with self._lock:
                 self._conn.close()
-        self._conn = None
+        if self._checkpointer is not None and self._checkpointer[0] == os.getpid():
+            self._checkpointer[1].close()
+        self._conn = self._checkpointer = None
 
     # -- writing --------------------------------------------------------------------------
 
