@@ -289,6 +289,28 @@ def test_a_refused_replay_leaves_no_connection_open(tmp_path: Path) -> None:
         finish(holder, "")
 
 
+def test_opening_a_store_again_keeps_the_write_ahead_log_of_the_first(tmp_path: Path) -> None:
+    """A second store of one file in a process must not drop the first one's locks: another
+    process closing its connection would take itself for the last and delete the log in use
+    (the disk I/O errors a replay met after another replay ended)."""
+    from olsdk._delivery.client._store import Store
+
+    path = tmp_path / "spool.db"
+    first, second = Store(path), Store(path)
+    assert first.query("SELECT count(*) FROM sqlite_master") == second.query("SELECT count(*) FROM sqlite_master")
+    other = run_script(
+        f"""
+        from olsdk._delivery.client._store import Store
+        store = Store({str(path)!r})
+        store.query("SELECT 1")
+        store.close()
+        """,
+        tmp_path,
+    )
+    assert other.returncode == 0, other.stderr
+    assert (tmp_path / "spool.db-wal").exists() and (tmp_path / "spool.db-shm").exists()
+
+
 def _open_files(path: Path) -> list[str]:
     """The files of the store at ``path`` (database, WAL, shared memory) this process has open."""
     found = []

@@ -133,8 +133,26 @@ def _row(values: Sequence[Any]) -> Row:
     return row
 
 
+# The database files this process has prepared (path -> device and inode). A file is opened
+# with a descriptor of olsdk's own once, before SQLite opens it here: closing any descriptor of
+# a file drops every POSIX lock the process holds on it, SQLite's connections' locks included,
+# and another process closing its connection would then take itself for the last one and
+# delete the write-ahead log in use. A file replaced since (another inode) is prepared again.
+_PREPARED: dict[Path, tuple[int, int]] = {}
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
 def _prepare_file(path: Path) -> None:
     """The folder (0700) and the file (0600): records may hold anything a lineage holds."""
+    if path in _PREPARED and _PREPARED[path] == _identity(path):
+        return
     folder = path.parent
     if not folder.is_dir():
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -143,7 +161,10 @@ def _prepare_file(path: Path) -> None:
     from olsdk._delivery.client._legacy import set_aside
 
     set_aside(path)  # an NDJSON spool of an earlier olsdk at this path: migrated on open
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    if (identity := _identity(path)) is not None:
+        _PREPARED[path] = identity
 
 
 class Store:
