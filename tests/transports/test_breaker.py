@@ -59,6 +59,28 @@ def test_a_black_holed_backend_costs_one_attempt_then_none(tmp_path: Path) -> No
     assert len(Spool(tmp_path / "spool")) == 30
 
 
+def test_close_does_not_wait_to_probe_a_backend_known_down(tmp_path: Path) -> None:
+    """Closing, the relay tries what is due, but does not wait for the next probe of a backend
+    whose breaker is open, however long ``close_timeout`` is: the events stay in the store."""
+    hole = BlackHole()
+    try:
+        config = {
+            "transport": {"type": "http", "url": hole.url, "timeout": 0.3},
+            "breaker": {"cooldown": 5, "max_cooldown": 10},
+            "close_timeout": 30,
+        }
+        client = OpenLineageClient(config=config, spool=tmp_path / "spool", environ={})
+        for event in seq_events(5):
+            client.emit(event)
+        assert client.relay is not None and client.relay.handed.tried(60)
+        assert hole.accepted == 1 and not client.relay.breakers[0].closed  # type: ignore[union-attr]
+        assert client.close() is False  # said: 5 events left in the store
+        assert hole.accepted == 1  # no probe while closing (the next one was due 5 s after the first)
+    finally:
+        hole.stop()
+    assert len(Spool(tmp_path / "spool")) == 5
+
+
 @pytest.mark.parametrize("policy", ["log", "raise"])
 def test_emit_returns_without_waiting_for_a_black_holed_backend(tmp_path: Path, policy: str) -> None:
     """A backend that accepts and never answers, with a 30 s timeout: each emit returns once its

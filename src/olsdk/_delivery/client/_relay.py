@@ -81,7 +81,8 @@ class Relay:
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._deadline: float | None = None
-        self._passes = 0  # completed passes that attempted nothing (flush and close wait for one)
+        self._begun = 0  # passes begun
+        self._idle_pass = 0  # the last pass that attempted nothing (flush and close wait for one)
         self._idle_until: float | None = None  # when the last such pass found the next one due
         self._next_scan = time.monotonic() + self.finish_delay
         self._checkpointed = 0.0
@@ -154,6 +155,9 @@ class Relay:
 
     def _run(self) -> None:
         while not self._stopping:
+            with self._lock:
+                self._begun += 1
+                number = self._begun
             try:
                 self._checkpointed = _checkpoint(self.store, self._checkpointed)
                 self._maybe_finish()
@@ -165,7 +169,7 @@ class Relay:
             with self._lock:
                 if first or attempted or self.handed.queue:
                     continue
-                self._passes += 1
+                self._idle_pass = number
                 self._idle_until = None if wait is None else time.monotonic() + wait
                 self._wake.notify_all()
                 if self.finish and self._deadline is None:
@@ -201,10 +205,13 @@ class Relay:
             attempted = True
         if attempted:
             return True, 0.0
-        waits = list(blocked.values())
-        next_due = self.store.next_due()
-        if next_due is not None and not blocked:
-            waits.append(max(0.0, next_due - time.time()))
+        # Closing, a backend known to be down (its breaker open) is not waited for: what waits
+        # for it stays in the store, for a later client or a replay.
+        waits = list(blocked.values()) if closing is None else []
+        now = time.time()
+        for target, due in self.store.next_due().items():
+            if target not in blocked and (closing is None or not self._routes.down(target)):
+                waits.append(max(0.0, due - now))
         wait = min(waits) if waits else None
         if closing is not None and wait is not None and time.monotonic() + wait > closing:
             return False, None  # nothing more can be tried before close's deadline
@@ -265,12 +272,12 @@ class Relay:
         with self._lock:
             if self._thread is None:
                 return not self.pending
-            target = self._passes + 2  # a whole pass that started after this call
+            target = self._begun + 1  # a pass that begins after this call
             self._wake.notify_all()  # the thread's next pass now (it tells each one it ends)
             while self.pending and self._thread.is_alive():
                 now = time.monotonic()
                 until = self._idle_until
-                idle = self._passes >= target and not self.handed
+                idle = self._idle_pass >= target and not self.handed
                 if idle and (until is None or (deadline is not None and until > deadline)):
                     break
                 if deadline is not None and now >= deadline:
@@ -367,6 +374,10 @@ class Routes:
         found = self.breakers_of(target)
         open_ones = [b for b in found if not b.closed]
         return open_ones[0] if open_ones else (found[0] if found else None)
+
+    def down(self, target: str | None) -> bool:
+        """Whether a breaker on the way to ``target`` is open (its backend known unreachable)."""
+        return any(not breaker.closed for breaker in self.breakers_of(target))
 
     def wait_after(self, error: DeliveryError, resume: Resume | None, target: str | None) -> float:
         """Seconds before the next attempt after ``error``: its backoff (``Retry-After``), the

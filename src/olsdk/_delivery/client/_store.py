@@ -355,10 +355,10 @@ class Store:
             _row(v) for v in self.query(f"SELECT {_COLUMNS} FROM records r WHERE {where}", (self.owner, now, limit))
         ]
 
-    def next_due(self) -> float | None:
-        """When the first of this process's records that heads its run is due (None: none)."""
-        found = self.query(f"SELECT MIN(next_try) FROM records r WHERE {_HEADS}", (self._owner_now(),))
-        return found[0][0] if found and found[0][0] is not None else None
+    def next_due(self) -> dict[str | None, float]:
+        """Target -> when the first of this process's records for it that heads its run is due."""
+        query = f"SELECT target, MIN(next_try) FROM records r WHERE {_HEADS} GROUP BY target"
+        return {target: due for target, due in self.query(query, (self._owner_now(),)) if due is not None}
 
     def owed(self) -> int:
         """Records this process still owes a delivery (pending or retrying)."""
