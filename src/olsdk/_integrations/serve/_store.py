@@ -240,10 +240,6 @@ class _Entity:
     fields: tuple[str, str] | None = None  # (time, page fields JSON)
     texts: tuple[str, str] | None = None  # (facets, facet times) as JSON, merged on the stored row's
 
-    def seen(self, at: str) -> None:
-        self.first = min(self.first, at)
-        self.last = max(self.last, at)
-
 
 @dataclass(slots=True)
 class _Run:
@@ -263,8 +259,10 @@ def _entity(table: dict[str, _Entity], key: str, namespace: str, name: str, at: 
     found = table.get(key)
     if found is None:
         found = table[key] = _Entity(namespace, name, at, at)
-    else:
-        found.seen(at)
+    elif at < found.first:
+        found.first = at
+    elif at > found.last:
+        found.last = at
     return found
 
 
@@ -277,7 +275,8 @@ class _Rows:
     spaces: dict[str, _Entity] = field(default_factory=dict)
     jobs: dict[str, _Entity] = field(default_factory=dict)
     datasets: dict[str, _Entity] = field(default_factory=dict)
-    edges: dict[tuple[str, str, str], Edge] = field(default_factory=dict)
+    # (job key, direction, dataset key) -> (job namespace, job name, dataset namespace, dataset name)
+    edges: dict[tuple[str, str, str], tuple[str, str, str, str]] = field(default_factory=dict)
     runs: dict[tuple[str, str], _Run] = field(default_factory=dict)
     columns: dict[str, dict[str, Any]] = field(default_factory=dict)
     parents: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -314,8 +313,7 @@ class _Rows:
         _merge_facets(job.facets, job.facet_times, _facet_map(item.document["job"].get("facets")), facts.time)
         for direction, pairs in (("input", facts.inputs), ("output", facts.outputs)):
             for ds_ns, ds_name in pairs:
-                edge = Edge(direction, job_ns, job_name, ds_ns, ds_name)
-                self.edges[job_key, direction, t.name_key(ds_ns, ds_name)] = edge
+                self.edges[job_key, direction, t.name_key(ds_ns, ds_name)] = (job_ns, job_name, ds_ns, ds_name)
         if facts.parent is not None and facts.parent[:2] != facts.job:  # never a job's own parent
             parent_ns, parent_name = facts.parent[:2]
             key = t.name_key(parent_ns, parent_name, job_ns, job_name)
@@ -336,7 +334,10 @@ class _Rows:
         run = self.runs.get((job_key, run_key))
         if run is None:
             run = self.runs[job_key, run_key] = _Run(facts.job[0], facts.job[1], facts.run_id, at, at)
-        run.first, run.last = min(run.first, at), max(run.last, at)
+        if at < run.first:
+            run.first = at
+        elif at > run.last:
+            run.last = at
         run.facts.append(facts)
         run.invalid += bool(item.problems)
         _merge_facets(run.facets, run.facet_times, _facet_map(item.document["run"].get("facets")), facts.time)
@@ -403,16 +404,17 @@ def _column_row(key: str, dataset: Any, column: ColumnEdge) -> dict[str, Any]:
     }
 
 
-def _edge_row(key: tuple[str, str, str], edge: Edge) -> dict[str, Any]:
+def _edge_row(key: tuple[str, str, str], names: tuple[str, str, str, str]) -> dict[str, Any]:
     job_key, direction, dataset_key = key
+    job_namespace, job_name, dataset_namespace, dataset_name = names
     return {
         "job_key": job_key,
         "direction": direction,
         "dataset_key": dataset_key,
-        "job_namespace": clean(edge.job_namespace),
-        "job_name": clean(edge.job_name),
-        "dataset_namespace": clean(edge.dataset_namespace),
-        "dataset_name": clean(edge.dataset_name),
+        "job_namespace": clean(job_namespace),
+        "job_name": clean(job_name),
+        "dataset_namespace": clean(dataset_namespace),
+        "dataset_name": clean(dataset_name),
     }
 
 
