@@ -702,16 +702,24 @@ class _ApiKey:
 
 class _CaughtUp:
     """Every read waits until the rows derived from the events stored before it are written
-    (`Writer.caught_up`): a client that posted, then reads, reads what it posted."""
+    (`Writer.caught_up`): a client that posted, then reads, reads what it posted. A post of
+    one event, the most frequent call, goes straight to its handler (the routes would find
+    the same one, at a cost that counts at thousands of posts a second)."""
 
     def __init__(self, app: ASGIApp, state: ServeApp) -> None:
         self.app = app
         self.state = state
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        writer = self.state.writer
-        if writer is not None and scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
-            await writer.caught_up()
+        if scope["type"] == "http":
+            method = scope["method"]
+            if method == "POST" and scope["path"] == LINEAGE and not scope.get("root_path"):
+                response = await self.state.post_event(Request(scope, receive, send))
+                await response(scope, receive, send)
+                return
+            writer = self.state.writer
+            if writer is not None and method in ("GET", "HEAD"):
+                await writer.caught_up()
         await self.app(scope, receive, send)
 
 

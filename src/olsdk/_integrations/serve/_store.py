@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import operator
 import sqlite3
 import threading
 from collections import Counter
@@ -21,7 +22,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, Final, TypeVar
 
 from pydantic_core import PydanticSerializationError, to_json
@@ -83,7 +83,8 @@ class WriteCache:
 
     def __init__(self) -> None:
         self.written: int | None = None
-        self.rows: dict[str, dict[Any, SimpleNamespace]] = {"jobs": {}, "datasets": {}, "runs": {}}
+        # rows as plain dicts of text and numbers: the garbage collector leaves such dicts alone
+        self.rows: dict[str, dict[Any, dict[str, Any]]] = {"jobs": {}, "datasets": {}, "runs": {}}
         self.held_chars = 0  # of the facets held: large facets are not kept in memory by the thousand
         self.keys: dict[str, set[Any]] = {"edges": set(), "column_edges": set(), "parent_links": set()}
 
@@ -108,7 +109,7 @@ class WriteCache:
         if len(rows) >= _CACHED_ROWS or self.held_chars + size > _CACHED_CHARS:
             self.clear_rows()
         self.held_chars += size
-        rows[key] = SimpleNamespace(**value)
+        rows[key] = value
 
     def clear_rows(self) -> None:
         self.held_chars = 0
@@ -208,10 +209,23 @@ def _facet_map(value: Any) -> Mapping[str, Any]:
 
 def _merge_facets(facets: dict[str, Any], times: dict[str, str], new: Mapping[str, Any], time: str) -> None:
     """Keep the facet of the latest event under each key (later arrivals win a tie)."""
+    if not new:
+        return
     for key, value in new.items():
         if time >= times.get(key, NO_TIME):
             facets[key] = value
             times[key] = time
+
+
+def _merged(stored: str, stored_times: str, facets: dict[str, Any], times: dict[str, str]) -> tuple[str, str]:
+    """A stored row's facets and their times (JSON) with `facets` merged over them, by time;
+    the stored text as it is when there is nothing to merge."""
+    if not facets:
+        return stored, stored_times
+    merged, merged_times = json.loads(stored), json.loads(stored_times)
+    for key, facet in facets.items():
+        _merge_facets(merged, merged_times, {key: facet}, times[key])
+    return _dumps(merged), _dumps(merged_times)
 
 
 @dataclass(slots=True)
@@ -224,10 +238,7 @@ class _Entity:
     facet_times: dict[str, str] = field(default_factory=dict)
     invalid: int = 0
     fields: tuple[str, str] | None = None  # (time, page fields JSON)
-
-    def seen(self, at: str) -> None:
-        self.first = min(self.first, at)
-        self.last = max(self.last, at)
+    texts: tuple[str, str] | None = None  # (facets, facet times) as JSON, merged on the stored row's
 
 
 @dataclass(slots=True)
@@ -241,14 +252,17 @@ class _Run:
     facets: dict[str, Any] = field(default_factory=dict)
     facet_times: dict[str, str] = field(default_factory=dict)
     invalid: int = 0
+    texts: tuple[str, str] | None = None  # (facets, facet times) as JSON, merged on the stored row's
 
 
 def _entity(table: dict[str, _Entity], key: str, namespace: str, name: str, at: str) -> _Entity:
     found = table.get(key)
     if found is None:
         found = table[key] = _Entity(namespace, name, at, at)
-    else:
-        found.seen(at)
+    elif at < found.first:
+        found.first = at
+    elif at > found.last:
+        found.last = at
     return found
 
 
@@ -257,11 +271,12 @@ class _Rows:
     """What one transaction writes, gathered from its events: the events' rows, and the
     derived rows (namespaces, jobs, datasets, edges, runs, ...) merged per key."""
 
-    counts: Counter[tuple[str, str]] = field(default_factory=Counter)
+    counted: list[tuple[str, str]] = field(default_factory=list)  # a (kind, name) per count
     spaces: dict[str, _Entity] = field(default_factory=dict)
     jobs: dict[str, _Entity] = field(default_factory=dict)
     datasets: dict[str, _Entity] = field(default_factory=dict)
-    edges: dict[tuple[str, str, str], Edge] = field(default_factory=dict)
+    # (job key, direction, dataset key) -> (job namespace, job name, dataset namespace, dataset name)
+    edges: dict[tuple[str, str, str], tuple[str, str, str, str]] = field(default_factory=dict)
     runs: dict[tuple[str, str], _Run] = field(default_factory=dict)
     columns: dict[str, dict[str, Any]] = field(default_factory=dict)
     parents: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -274,16 +289,18 @@ class _Rows:
         self._merge_dataset_facets(item)
 
     def _count(self, item: Received) -> None:
-        facts, counts = item.facts, self.counts
-        counts["event", facts.kind] += 1
-        counts["stored", "invalid" if item.problems else "valid"] += 1
+        facts, counted = item.facts, self.counted
+        counted.append(("event", facts.kind))
+        counted.append(("stored", "invalid" if item.problems else "valid"))
         if facts.producer is not None:
-            counts["producer", facts.producer] += 1
-        counts.update(("facet", key) for key in facts.facet_keys)
-        counts.update(("note", note) for note in facts.notes)
+            counted.append(("producer", facts.producer))
+        if facts.facet_keys:
+            counted.extend([("facet", key) for key in facts.facet_keys])
+        if facts.notes:
+            counted.extend([("note", note) for note in facts.notes])
         for rule in sorted({p.rule for p in item.problems}):
-            counts["rule", rule] += 1
-            counts["producer_rule", _dumps([facts.producer or "", rule])] += 1
+            counted.append(("rule", rule))
+            counted.append(("producer_rule", _dumps([facts.producer or "", rule])))
 
     def _add_job(self, item: Received) -> None:
         facts, at = item.facts, item.happened_at
@@ -296,8 +313,7 @@ class _Rows:
         _merge_facets(job.facets, job.facet_times, _facet_map(item.document["job"].get("facets")), facts.time)
         for direction, pairs in (("input", facts.inputs), ("output", facts.outputs)):
             for ds_ns, ds_name in pairs:
-                edge = Edge(direction, job_ns, job_name, ds_ns, ds_name)
-                self.edges[job_key, direction, t.name_key(ds_ns, ds_name)] = edge
+                self.edges[job_key, direction, t.name_key(ds_ns, ds_name)] = (job_ns, job_name, ds_ns, ds_name)
         if facts.parent is not None and facts.parent[:2] != facts.job:  # never a job's own parent
             parent_ns, parent_name = facts.parent[:2]
             key = t.name_key(parent_ns, parent_name, job_ns, job_name)
@@ -318,7 +334,10 @@ class _Rows:
         run = self.runs.get((job_key, run_key))
         if run is None:
             run = self.runs[job_key, run_key] = _Run(facts.job[0], facts.job[1], facts.run_id, at, at)
-        run.first, run.last = min(run.first, at), max(run.last, at)
+        if at < run.first:
+            run.first = at
+        elif at > run.last:
+            run.last = at
         run.facts.append(facts)
         run.invalid += bool(item.problems)
         _merge_facets(run.facets, run.facet_times, _facet_map(item.document["run"].get("facets")), facts.time)
@@ -340,14 +359,14 @@ class _Rows:
     def _merge_dataset_facets(self, item: Received) -> None:
         for container in _dataset_containers(item.document, item.facts.kind):
             for holder in container:
-                if not isinstance(holder, dict):
-                    continue
+                if not isinstance(holder, dict) or not (facets := _facet_map(holder.get("facets"))):
+                    continue  # no facets to merge
                 ns, name = holder.get("namespace"), holder.get("name")
                 if not (isinstance(ns, str) and isinstance(name, str) and ns and name):
                     continue
                 held = self.datasets.get(t.name_key(ns, name))
                 if held is not None:
-                    _merge_facets(held.facets, held.facet_times, _facet_map(holder.get("facets")), item.facts.time)
+                    _merge_facets(held.facets, held.facet_times, facets, item.facts.time)
 
 
 def _event_row(item: Received) -> dict[str, Any]:
@@ -385,16 +404,17 @@ def _column_row(key: str, dataset: Any, column: ColumnEdge) -> dict[str, Any]:
     }
 
 
-def _edge_row(key: tuple[str, str, str], edge: Edge) -> dict[str, Any]:
+def _edge_row(key: tuple[str, str, str], names: tuple[str, str, str, str]) -> dict[str, Any]:
     job_key, direction, dataset_key = key
+    job_namespace, job_name, dataset_namespace, dataset_name = names
     return {
         "job_key": job_key,
         "direction": direction,
         "dataset_key": dataset_key,
-        "job_namespace": clean(edge.job_namespace),
-        "job_name": clean(edge.job_name),
-        "dataset_namespace": clean(edge.dataset_namespace),
-        "dataset_name": clean(edge.dataset_name),
+        "job_namespace": clean(job_namespace),
+        "job_name": clean(job_name),
+        "dataset_namespace": clean(dataset_namespace),
+        "dataset_name": clean(dataset_name),
     }
 
 
@@ -564,24 +584,26 @@ class _Database:
             .values(value=bindparam("mark")),
         }
 
-    def exclusive(self, work: Callable[[Connection, int], _T]) -> _T:
+    def exclusive(self, work: Callable[[Connection, int], _T], counted: bool = True) -> _T:
         """`work(connection, writes count)` in one write transaction on the writer's connection.
 
         Every write first takes the lock of the ``writes`` row (and counts itself in it), so
         that several server processes on one PostgreSQL database write one at a time: event
         numbers rise in the order they are committed, and the derived rows are merged on what
-        the previous write left."""
+        the previous write left. A write that leaves the derived rows alone (`counted` False)
+        need not count itself on SQLite, whose file lock orders the writes of every process:
+        its `work` is given 0."""
         with self._write_lock:
-            return self._transaction(work)
+            return self._transaction(work, counted=counted)
 
-    def exclusive_now(self, work: Callable[[Connection, int], _T]) -> tuple[bool, _T | None]:
+    def exclusive_now(self, work: Callable[[Connection, int], _T], counted: bool = True) -> tuple[bool, _T | None]:
         """`exclusive`, unless it would wait: for another thread of this process writing, or
         (SQLite) for another process holding the database's write lock, which SQLite's busy
         wait would wait for (up to `BUSY_TIMEOUT_MS`): (whether it ran, what it returned)."""
         if not self._write_lock.acquire(blocking=False):
             return False, None
         try:
-            return True, self._transaction(work, wait=False)
+            return True, self._transaction(work, wait=False, counted=counted)
         except Exception as exc:
             if _busy(exc):
                 return False, None
@@ -589,11 +611,12 @@ class _Database:
         finally:
             self._write_lock.release()
 
-    def _transaction(self, work: Callable[[Connection, int], _T], wait: bool = True) -> _T:
+    def _transaction(self, work: Callable[[Connection, int], _T], wait: bool = True, counted: bool = True) -> _T:
         conn = self._write_connection(wait)
         try:
             with conn.begin():
-                return work(conn, int(self._scalar(conn, "take_writes")))
+                counted = counted or self.dialect != "sqlite"
+                return work(conn, int(self._scalar(conn, "take_writes")) if counted else 0)
         except BaseException:
             self._cache.clear()  # what this write held is not stored
             with contextlib.suppress(Exception):
@@ -633,7 +656,7 @@ class _Database:
         sql, positions = self._compiled(name, tuple(rows[0]))
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
-            params = rows if positions is None else [tuple(row[key] for key in positions) for row in rows]
+            params = rows if positions is None else list(map(_row_values(positions), rows))
             if len(params) == 1:  # psycopg's executemany enters and leaves a pipeline: dearer for one row
                 cursor.execute(sql, params[0])
             else:
@@ -652,7 +675,7 @@ class _Database:
             cursor.close()
         return found[0]
 
-    def _rows_of(self, conn: Connection, name: str, keys: list[str]) -> list[SimpleNamespace]:
+    def _rows_of(self, conn: Connection, name: str, keys: list[str]) -> list[dict[str, Any]]:
         """The stored rows of `keys` (a run's: by run key) of table `name`, on the driver's cursor."""
         table = t.metadata.tables[name]
         column = "run_key" if name == "runs" else "key"
@@ -665,7 +688,7 @@ class _Database:
         cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
         try:
             cursor.execute(sql, keys)
-            return [SimpleNamespace(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
         finally:
             cursor.close()
 
@@ -742,7 +765,7 @@ class _Writes(_Database):
         if parents := new("parent_links", rows.parents):
             self._put(conn, "parent_links", [rows.parents[key] for key in parents])
         self._upsert_runs(conn, rows.runs, last_seq)
-        self._count(conn, rows.counts)
+        self._count(conn, Counter(rows.counted))
 
     def _count(self, conn: Connection, counts: Counter[tuple[str, str]]) -> None:
         if not counts:
@@ -779,7 +802,8 @@ class _Writes(_Database):
         asked = sorted({key[1] for key in missing} if table == "runs" else missing)
         for start in range(0, len(asked), _CHUNK):
             for found in self._rows_of(conn, table, asked[start : start + _CHUNK]):
-                if table != "runs" or (found.job_key, found.run_key) in missing:  # not the same run id of another job
+                # a run: not the same run id of another job
+                if table != "runs" or (found["job_key"], found["run_key"]) in missing:
                     yield found
 
     def _upsert_entities(self, conn: Connection, table: Table, rows: dict[str, _Entity]) -> None:
@@ -787,19 +811,18 @@ class _Writes(_Database):
             return
         has_fields = table is t.datasets
         for old in self._existing(conn, table.name, rows):
-            row = rows[old.key]
-            row.first, row.last = min(row.first, old.created_at), max(row.last, old.updated_at)
-            old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
-            for facet_key, facet in row.facets.items():  # the new facets over the stored ones, by time
-                _merge_facets(old_facets, old_times, {facet_key: facet}, row.facet_times[facet_key])
-            row.facets, row.facet_times = old_facets, old_times
+            row = rows[old["key"]]
+            row.first, row.last = min(row.first, old["created_at"]), max(row.last, old["updated_at"])
+            row.texts = _merged(old["facets"], old["facet_times"], row.facets, row.facet_times)
             if has_fields:
-                if old.fields is not None and (row.fields is None or (old.fields_time, old.fields) > row.fields):
-                    row.fields = (old.fields_time, old.fields)
+                old_fields = old["fields"]
+                if old_fields is not None and (row.fields is None or (old["fields_time"], old_fields) > row.fields):
+                    row.fields = (old["fields_time"], old_fields)
             else:
-                row.invalid += old.invalid_events
+                row.invalid += old["invalid_events"]
         values = []
         for key, row in rows.items():
+            texts = row.texts or (_dumps(row.facets), _dumps(row.facet_times))
             value: dict[str, Any] = {
                 "key": key,
                 "namespace_key": t.name_key(row.namespace),
@@ -807,8 +830,8 @@ class _Writes(_Database):
                 "name": clean(row.name),
                 "created_at": row.first,
                 "updated_at": row.last,
-                "facets": _dumps(row.facets),
-                "facet_times": _dumps(row.facet_times),
+                "facets": texts[0],
+                "facet_times": texts[1],
             }
             if has_fields:
                 value["fields"] = None if row.fields is None else row.fields[1]
@@ -826,18 +849,16 @@ class _Writes(_Database):
         accumulators = {key: _RunAccumulator() for key in rows}
         invalid = {key: run.invalid for key, run in rows.items()}
         for old in self._existing(conn, "runs", rows):
-            key = (old.job_key, old.run_key)
+            key = (old["job_key"], old["run_key"])
             run = rows[key]
             accumulators[key] = _accumulator_of(old)
-            run.first, run.last = min(run.first, old.created_at), max(run.last, old.updated_at)
-            old_facets, old_times = json.loads(old.facets), json.loads(old.facet_times)
-            for facet_key, value in run.facets.items():
-                _merge_facets(old_facets, old_times, {facet_key: value}, run.facet_times[facet_key])
-            run.facets, run.facet_times = old_facets, old_times
-            invalid[key] += old.invalid_events
+            run.first, run.last = min(run.first, old["created_at"]), max(run.last, old["updated_at"])
+            run.texts = _merged(old["facets"], old["facet_times"], run.facets, run.facet_times)
+            invalid[key] += old["invalid_events"]
         values = []
         for key, run in rows.items():
             accumulator = accumulators[key]
+            texts = run.texts or (_dumps(run.facets), _dumps(run.facet_times))
             for facts in run.facts:
                 accumulator.add(facts)
             terminal = accumulator.terminal
@@ -860,8 +881,8 @@ class _Writes(_Database):
                     "error_time": None if accumulator.error is None else accumulator.error[0],
                     "error": None if accumulator.error is None else clean(accumulator.error[1]),
                     "events": accumulator.events,
-                    "facets": _dumps(run.facets),
-                    "facet_times": _dumps(run.facet_times),
+                    "facets": texts[0],
+                    "facet_times": texts[1],
                     "invalid_events": invalid[key],
                     "parent_time": None if accumulator.parent is None else accumulator.parent[0],
                     "parent_namespace": None if accumulator.parent is None else clean(accumulator.parent[1][0]),
@@ -886,16 +907,17 @@ class _Log(_Writes):
         """Store the events of `batch` and keep `refusals`, in one transaction: the number (seq)
         of the last event of `batch` (0 when it is empty); the events are numbered one after
         another, in the order of `batch`, since every write takes its turn (`exclusive`)."""
-        return self.exclusive(self._appending(batch, refusals))
+        return self.exclusive(self._appending(batch, refusals), counted=bool(refusals))
 
     def append_now(self, batch: Sequence[Received]) -> int | None:
         """`append`, unless another thread of this process is writing (None: nothing was stored)."""
-        ran, last = self.exclusive_now(self._appending(batch, ()))
+        ran, last = self.exclusive_now(self._appending(batch, ()), counted=False)
         return last if ran else None
 
     def _appending(self, batch: Sequence[Received], refusals: Sequence[Refusal]) -> Callable[[Connection, int], int]:
         def work(conn: Connection, written: int) -> int:
-            self._cache.check(written)
+            if written:  # a write that leaves the derived rows alone may go uncounted (`exclusive`)
+                self._cache.check(written)
             last = 0
             if len(batch) == 1:  # a single post: its number comes back with it, one round trip fewer
                 last = int(self._put_returning(conn, "event_seq", _event_row(batch[0])))
@@ -1075,6 +1097,15 @@ def _namespace_upsert(stmt: Any) -> Any:
 
 
 @functools.cache
+def _row_values(positions: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """A row's values in the order of a statement's parameters (SQLite's positional ones)."""
+    if len(positions) == 1:
+        return lambda row: (row[positions[0]],)
+    getter: Callable[[dict[str, Any]], tuple[Any, ...]] = operator.itemgetter(*positions)
+    return getter
+
+
+@functools.cache
 def _pipeline_supported() -> bool:
     import psycopg
 
@@ -1083,25 +1114,28 @@ def _pipeline_supported() -> bool:
 
 def run_summary(row: Any) -> RunSummary:
     """A stored run as the graph model's `RunSummary`."""
-    return _accumulator_of(row).summary(row.run_id)
+    return _accumulator_of(row._mapping).summary(row.run_id)
 
 
-def _accumulator_of(row: Any) -> _RunAccumulator:
-    terminal = None if row.terminal_type is None else (row.terminal_time, row.terminal_rank, row.terminal_type)
-    error = None if row.error is None else (row.error_time, row.error)
+def _accumulator_of(row: Mapping[str, Any]) -> _RunAccumulator:
+    """A stored run's row (by column name) as the graph model's accumulator."""
+    terminal = (
+        None if row["terminal_type"] is None else (row["terminal_time"], row["terminal_rank"], row["terminal_type"])
+    )
+    error = None if row["error"] is None else (row["error_time"], row["error"])
     parent = (
         None
-        if row.parent_run_id is None
-        else (row.parent_time, (row.parent_namespace, row.parent_name, row.parent_run_id))
+        if row["parent_run_id"] is None
+        else (row["parent_time"], (row["parent_namespace"], row["parent_name"], row["parent_run_id"]))
     )
     return _RunAccumulator(
         parent=parent,
-        start=row.start_time or None,  # stored as "" when no event had a time
-        last=row.last_time,
+        start=row["start_time"] or None,  # stored as "" when no event had a time
+        last=row["last_time"],
         terminal=terminal,
-        active=bool(row.active),
+        active=bool(row["active"]),
         error=error,
-        events=row.events,
+        events=row["events"],
     )
 
 
