@@ -57,7 +57,7 @@ CASES: list[tuple[type[Any], Callable[[], dict[str, Any]], bool]] = [
     (
         models.Run,
         lambda: {"runId": RUN_ID, "facets": {"parent": MyParentRunFacet.model_validate(parent().to_dict())}},
-        False,
+        True,
     ),
     (
         models.RunFacets,

@@ -342,23 +342,26 @@ def _light_map_schema(cls: type[BaseModel], handler: GetCoreSchemaHandler) -> Co
 
 
 def _facet_as_built(annotation: Any) -> CoreSchema:
-    """A typed key in a light schema: an instance of the key's facet class is kept as it is
-    (as the class's schema keeps it: instances are not validated again); any other value,
-    a subclass's instance, or a class whose schema checks instances too (`dependentRequired`)
-    needs the full schema."""
+    """A typed key in a light schema: an instance of the key's facet class (or of a subclass)
+    is kept as it is, as the class's schema keeps it (instances are not validated again, in
+    pydantic-core); any other value, or any value of a class whose schema checks instances
+    too (`dependentRequired`), needs the full schema."""
     classes = _models_in(annotation)
     facet_class = classes[0] if len(classes) == 1 and issubclass(classes[0], FacetModel) else None
     if facet_class is not None and facet_class.__name__ in getattr(
         sys.modules.get(facet_class.__module__), "DEPENDENT_REQUIRED", {}
     ):
         facet_class = None
+    needs_full = cs.no_info_plain_validator_function(_needs_full)
+    if facet_class is None:
+        return cs.union_schema([needs_full], serialization=_by_value())
+    return cs.union_schema(
+        [cs.is_instance_schema(facet_class), needs_full], mode="left_to_right", serialization=_by_value()
+    )
 
-    def as_built(value: Any) -> Any:
-        if facet_class is not None and type(value) is facet_class:
-            return value
-        raise _pydantic.NeedsFullSchema
 
-    return cs.no_info_plain_validator_function(as_built, serialization=_by_value())
+def _needs_full(value: Any) -> Any:
+    raise _pydantic.NeedsFullSchema
 
 
 # Class -> whether its schema holds a facet map (`_holds_maps`).

@@ -100,15 +100,17 @@ def construct(model: BaseModel, data: dict[str, Any]) -> None:
             break
     cls = type(model)
     try:
-        # Until the class is built, its light validator (see `light_validator`) when it has
-        # one; the full one for what the light one cannot vouch for.
-        light = None if cls.__dict__.get("__pydantic_complete__") else light_validator(cls)
+        # A class not built yet when first built in Python: its light validator (see
+        # `light_validator`), until the first input it leaves to the full one.
+        light = _FIRST.get(cls, _LIGHT_UNKNOWN)
+        if light is _LIGHT_UNKNOWN:
+            light = _FIRST[cls] = None if cls.__dict__.get("__pydantic_complete__") else light_validator(cls)
         if light is not None:
             try:
                 light.validate_python(data, self_instance=model, by_name=True)
                 return
             except NeedsFullSchema:
-                pass
+                _FIRST[cls] = None
         model.__pydantic_validator__.validate_python(data, self_instance=model, by_name=True)
     except PydanticValidationError as exc:
         raise ValidationError.from_pydantic(exc, title=f"invalid {cls.__name__}", model=cls) from None
@@ -508,6 +510,8 @@ class NeedsFullSchema(Exception):
 _LIGHT_GENERATOR: ContextVar[Any] = ContextVar("olsdk_light_generator", default=None)
 # Class -> its light validator, or None when it has none (it holds no facet map).
 _LIGHT: dict[type, Any] = {}
+# Class -> the validator `construct` tries first: the light one, or None (the full one).
+_FIRST: dict[type, Any] = {}
 _LIGHT_UNKNOWN = object()
 _holds_maps: Callable[[type], bool] | None = None
 
