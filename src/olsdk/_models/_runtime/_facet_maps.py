@@ -111,7 +111,7 @@ class FacetContainer(OLModel):
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /) -> CoreSchema:
-        if _pydantic.building_light(handler) and _pydantic.own_core_schema(cls) is None:
+        if _pydantic.building_light(handler) and _pydantic.schema_made(cls, handler) is None:
             return _light_map_schema(cls, handler)
         return super().__get_pydantic_core_schema__(source, handler)
 

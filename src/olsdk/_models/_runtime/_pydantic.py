@@ -144,6 +144,15 @@ def own_core_schema(cls: type[BaseModel]) -> CoreSchema | None:
     return cast("CoreSchema", existing) if isinstance(existing, dict) else None
 
 
+def schema_made(cls: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema | None:
+    """The schema of `cls` already made for what `handler` makes: its own once built, else,
+    for a light schema, its light one if it has one (see `light_validator`)."""
+    existing = own_core_schema(cls)
+    if existing is None and building_light(handler):
+        existing = _LIGHT_SCHEMAS.get(cls)
+    return existing
+
+
 def fields_resolved(cls: type[BaseModel]) -> bool:
     """Whether every field annotation of `cls` is resolved; pydantic says so only through
     this flag (`model_fields` holds the unresolved ones too)."""
@@ -510,6 +519,8 @@ class NeedsFullSchema(Exception):
 _LIGHT_GENERATOR: ContextVar[Any] = ContextVar("olsdk_light_generator", default=None)
 # Class -> its light validator, or None when it has none (it holds no facet map).
 _LIGHT: dict[type, Any] = {}
+# Class -> its light schema, which the light schemas of the classes holding it take as made.
+_LIGHT_SCHEMAS: dict[type, CoreSchema] = {}
 # Class -> the validator `construct` tries first: the light one, or None (the full one).
 _FIRST: dict[type, Any] = {}
 _LIGHT_UNKNOWN = object()
@@ -556,6 +567,7 @@ def light_validator(cls: type[BaseModel]) -> Any:
             schema = generator.clean_schema(generator.generate_schema(cls))
         finally:
             _LIGHT_GENERATOR.reset(token)
+        _LIGHT_SCHEMAS[cls] = schema
         core_config = config.core_config(title=cls.__name__)
         validator = create_schema_validator(
             schema, cls, cls.__module__, cls.__qualname__, "BaseModel", core_config, config.plugin_settings
