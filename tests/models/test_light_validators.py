@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pydantic import PydanticUserError
 from pydantic import ValidationError as PydanticValidationError
 
 import olsdk
@@ -180,3 +181,11 @@ def test_an_event_built_in_a_fresh_process_dumps_as_once_its_classes_are_built(t
     assert event["run"]["facets"]["parent"]["run"] == {"runId": RUN_ID}
     assert event["job"]["facets"]["sql"]["query"] == "q"
     assert olsdk.to_json(olsdk.parse_event(text)) == text
+
+
+def test_a_class_of_your_own_that_cannot_be_built_yet_says_so_as_without_a_light_schema() -> None:
+    class MyRun(models.Run):
+        other: Undefined | None = None  # type: ignore[name-defined]  # noqa: F821
+
+    with pytest.raises(PydanticUserError, match="`MyRun` is not fully defined"):
+        MyRun(runId=RUN_ID)
