@@ -555,38 +555,40 @@ def light_validator(cls: type[BaseModel]) -> Any:
     if validator is not _LIGHT_UNKNOWN:
         return validator
     validator = None
-    schema = _light_schema(cls) if _holds_maps is not None and _holds_maps(cls) else None
-    if schema is not None:
-        from pydantic._internal import _config
-        from pydantic.plugin._schema_validator import create_schema_validator
-
+    made = _light_build(cls) if _holds_maps is not None and _holds_maps(cls) else None
+    if made is not None:
+        schema, validator, serializer = made
         _LIGHT_SCHEMAS[cls] = schema
-        config = _config.ConfigWrapper(cls.model_config, check=False)
-        core_config = config.core_config(title=cls.__name__)
-        validator = create_schema_validator(
-            schema, cls, cls.__module__, cls.__qualname__, "BaseModel", core_config, config.plugin_settings
-        )
         if not cls.__dict__.get("__pydantic_complete__"):
-            cls.__pydantic_serializer__ = SchemaSerializer(schema, core_config)
+            cls.__pydantic_serializer__ = serializer
     _LIGHT[cls] = validator
     return validator
 
 
-def _light_schema(cls: type[BaseModel]) -> CoreSchema | None:
-    """`cls`'s light schema, made as `model_rebuild` makes its schema; None when it cannot be
-    made (a class of your own naming what is not defined yet: building it in full says why)."""
-    from pydantic._internal import _config, _generate_schema, _model_construction, _namespace_utils
-
-    config = _config.ConfigWrapper(cls.model_config, check=False)
-    parent = _model_construction.unpack_lenient_weakvaluedict(cls.__pydantic_parent_namespace__) or {}
-    generator = _generate_schema.GenerateSchema(config, _namespace_utils.NsResolver(parent_namespace=parent))
-    token = _LIGHT_GENERATOR.set(generator)
+def _light_build(cls: type[BaseModel]) -> tuple[CoreSchema, Any, SchemaSerializer] | None:
+    """`cls`'s light schema, validator and serializer, made as `model_rebuild` makes the full
+    ones (from pydantic's schema generator, with its namespaces and plugins); None when they
+    cannot be made: a class of your own naming what is not defined yet, or a pydantic whose
+    internals differ. The class is then built in full, which says why, as without them."""
     try:
-        return generator.clean_schema(generator.generate_schema(cls))
-    except Exception:  # (the full build reports it, as without a light schema)
+        from pydantic._internal import _config, _generate_schema, _model_construction, _namespace_utils
+        from pydantic.plugin._schema_validator import create_schema_validator
+
+        config = _config.ConfigWrapper(cls.model_config, check=False)
+        parent = _model_construction.unpack_lenient_weakvaluedict(cls.__pydantic_parent_namespace__) or {}
+        generator = _generate_schema.GenerateSchema(config, _namespace_utils.NsResolver(parent_namespace=parent))
+        token = _LIGHT_GENERATOR.set(generator)
+        try:
+            schema = generator.clean_schema(generator.generate_schema(cls))
+        finally:
+            _LIGHT_GENERATOR.reset(token)
+        core_config = config.core_config(title=cls.__name__)
+        validator = create_schema_validator(
+            schema, cls, cls.__module__, cls.__qualname__, "BaseModel", core_config, config.plugin_settings
+        )
+        return schema, validator, SchemaSerializer(schema, core_config)
+    except Exception:  # (see above: the full build reports it)
         return None
-    finally:
-        _LIGHT_GENERATOR.reset(token)
 
 
 def light_model_schema(cls: type[BaseModel], typed_dict: CoreSchema, *, post_init: str) -> CoreSchema:
