@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-import difflib
 import functools
 import re
 import types
@@ -57,6 +56,8 @@ def norm(key: str) -> str:
 
 def suggest(key: str, candidates: list[str]) -> str | None:
     """The candidate nearest to ``key``, if any is close enough."""
+    import difflib  # (only when a key is unknown: not at import)
+
     by_norm = {norm(c): c for c in candidates}
     hits = difflib.get_close_matches(norm(key), list(by_norm), n=1, cutoff=0.6)
     return by_norm[hits[0]] if hits else None
@@ -215,7 +216,21 @@ class Settings(BaseModel):
 @functools.cache
 def _adapter(cls: Any) -> TypeAdapter[Any]:
     """A model respells its keys itself; a dataclass (a transport of your own) has them respelt first."""
-    return TypeAdapter(cls if issubclass(cls, BaseModel) else Annotated[cls, BeforeValidator(partial(respell, cls))])
+    if issubclass(cls, BaseModel):
+        _defaults_built_first(cls)
+        return TypeAdapter(cls)
+    return TypeAdapter(Annotated[cls, BeforeValidator(partial(respell, cls))])
+
+
+def _defaults_built_first(cls: type[BaseModel]) -> None:
+    """Build the settings classes that ``cls`` makes for a section left out (``default_factory``)
+    before ``cls``: its schema then takes theirs as built, instead of making each one twice (once
+    inside its own, once when the default is made)."""
+    for info in cls.model_fields.values():
+        section = info.default_factory
+        if isinstance(section, type) and issubclass(section, Settings):
+            _defaults_built_first(section)
+            section.model_rebuild()
 
 
 def build(cls: type[T], data: Any, path: tuple[str, ...] = (), origins: Origins | None = None) -> T:

@@ -9,7 +9,6 @@ reads get a warning.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 from collections.abc import Mapping
@@ -101,6 +100,8 @@ def near_misses(environ: Mapping[str, str]) -> list[str]:
         elif upper.startswith("OPENLINEAGE_") and "__" in rest:
             intended = ENV_PREFIX + rest  # one "_" short after the prefix
         else:
+            import difflib  # (only for a misspelt variable: not at import)
+
             intended = next(iter(difflib.get_close_matches(upper, CLIENT_VARIABLES, n=1, cutoff=0.85)), None)
         if intended and intended != name:
             found.append(f"environment variable {name} is not read by OpenLineage; did you mean {intended}?")

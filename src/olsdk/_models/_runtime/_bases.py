@@ -86,7 +86,7 @@ class OLModel(ModelBase):
     @classmethod
     def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /) -> CoreSchema:
         # A class already built keeps its schema (what pydantic itself does).
-        existing = _pydantic.own_core_schema(cls)
+        existing = _pydantic.schema_made(cls, handler)
         if existing is not None:
             return existing
         if cls in _FIELDS_ONLY:

@@ -110,6 +110,12 @@ class FacetContainer(OLModel):
             setattr(cls, name, _FacetAttribute(name))
 
     @classmethod
+    def __get_pydantic_core_schema__(cls, source: type[BaseModel], handler: GetCoreSchemaHandler, /) -> CoreSchema:
+        if _pydantic.building_light(handler) and _pydantic.schema_made(cls, handler) is None:
+            return _light_map_schema(cls, handler)
+        return super().__get_pydantic_core_schema__(source, handler)
+
+    @classmethod
     def __olsdk_finish_schema__(cls, schema: Any, handler: GetCoreSchemaHandler, /) -> None:
         if "__olsdk_finish_schema__" not in cls.__dict__:  # the generated maps, not this base
             _facet_map_schema(schema, cls, handler)
@@ -317,6 +323,75 @@ def _facet_map_schema(schema: Any, cls: type[BaseModel], handler: GetCoreSchemaH
     extras = _other_keys(_facet_check(base, json_value), marker)
     typed_dict = cs.typed_dict_schema(typed, extra_behavior="allow", extras_schema=extras)
     _pydantic.hold_as_root_dict(schema, cls, typed_dict, post_init="__olsdk_post_init__")
+
+
+def _light_map_schema(cls: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema:
+    """A facet map's schema in a light validator (see `_pydantic.light_validator`): that of
+    `_facet_map_schema`, except that each typed key takes only an instance of its facet
+    class, as it is, and leaves any other value to the full schema. The facet classes'
+    schemas are not made."""
+    base = _entity_base_of(cls)
+    json_value = _json_value(handler)
+    typed = {
+        name: cs.typed_dict_field(_facet_as_built(info.annotation), required=False)
+        for name, info in cls.model_fields.items()
+    }
+    extras = _other_keys(_facet_check(base, json_value), _marker_schema(base, json_value, handler))
+    typed_dict = cs.typed_dict_schema(typed, extra_behavior="allow", extras_schema=extras)
+    return _pydantic.light_model_schema(cls, typed_dict, post_init="__olsdk_post_init__")
+
+
+def _facet_as_built(annotation: Any) -> CoreSchema:
+    """A typed key in a light schema: an instance of the key's facet class (or of a subclass)
+    is kept as it is, as the class's schema keeps it (instances are not validated again, in
+    pydantic-core); any other value, or any value of a class whose schema checks instances
+    too (`dependentRequired`), needs the full schema."""
+    classes = _models_in(annotation)
+    facet_class = classes[0] if len(classes) == 1 and issubclass(classes[0], FacetModel) else None
+    if facet_class is not None and facet_class.__name__ in getattr(
+        sys.modules.get(facet_class.__module__), "DEPENDENT_REQUIRED", {}
+    ):
+        facet_class = None
+    needs_full = cs.no_info_plain_validator_function(_needs_full)
+    if facet_class is None:
+        return cs.union_schema([needs_full], serialization=_by_value())
+    return cs.union_schema(
+        [cs.is_instance_schema(facet_class), needs_full], mode="left_to_right", serialization=_by_value()
+    )
+
+
+def _needs_full(value: Any) -> Any:
+    raise _pydantic.NeedsFullSchema
+
+
+# Class -> whether its schema holds a facet map (`_holds_maps`).
+_HOLDS_MAPS: dict[type, bool] = {}
+
+
+def _holds_maps(cls: type) -> bool:
+    """Whether `cls` is a facet map or holds one in its fields (or theirs): only then does a
+    light validator leave out anything (see `_pydantic.light_validator`)."""
+    known = _HOLDS_MAPS.get(cls)
+    if known is None:
+        known = _HOLDS_MAPS[cls] = _reaches_map(cls, set())
+    return known
+
+
+def _reaches_map(cls: type, seen: set[type]) -> bool:
+    if issubclass(cls, FacetContainer):
+        return True
+    if not issubclass(cls, BaseModel):
+        return False
+    seen.add(cls)
+    return any(
+        _reaches_map(held, seen)
+        for info in cls.model_fields.values()
+        for held in _models_in(info.annotation)
+        if held not in seen
+    )
+
+
+_pydantic.use_light_schemas(_holds_maps)
 
 
 # Each value is dumped by its own class (any-serialization): a union serializer would

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar, cast
 
 from pydantic import AllowInfNan, BaseModel, Field, GetCoreSchemaHandler, Strict
 from pydantic import ValidationError as PydanticValidationError
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, SchemaSerializer
 from pydantic_core import core_schema as cs
 from typing_extensions import TypeAliasType
 
@@ -97,10 +98,21 @@ def construct(model: BaseModel, data: dict[str, Any]) -> None:
         if value is None:
             data = {key: value for key, value in data.items() if value is not None}
             break
+    cls = type(model)
     try:
+        # A class not built yet when first built in Python: its light validator (see
+        # `light_validator`), until the first input it leaves to the full one.
+        light = _FIRST.get(cls, _LIGHT_UNKNOWN)
+        if light is _LIGHT_UNKNOWN:
+            light = _FIRST[cls] = None if cls.__dict__.get("__pydantic_complete__") else light_validator(cls)
+        if light is not None:
+            try:
+                light.validate_python(data, self_instance=model, by_name=True)
+                return
+            except NeedsFullSchema:
+                _FIRST[cls] = None
         model.__pydantic_validator__.validate_python(data, self_instance=model, by_name=True)
     except PydanticValidationError as exc:
-        cls = type(model)
         raise ValidationError.from_pydantic(exc, title=f"invalid {cls.__name__}", model=cls) from None
 
 
@@ -130,6 +142,15 @@ def own_core_schema(cls: type[BaseModel]) -> CoreSchema | None:
     class already built); no public API gives it."""
     existing = cls.__dict__.get("__pydantic_core_schema__")
     return cast("CoreSchema", existing) if isinstance(existing, dict) else None
+
+
+def schema_made(cls: type[BaseModel], handler: GetCoreSchemaHandler) -> CoreSchema | None:
+    """The schema of `cls` already made for what `handler` makes: its own once built, else,
+    for a light schema, its light one if it has one (see `light_validator`)."""
+    existing = own_core_schema(cls)
+    if existing is None and building_light(handler):
+        existing = _LIGHT_SCHEMAS.get(cls)
+    return existing
 
 
 def fields_resolved(cls: type[BaseModel]) -> bool:
@@ -475,3 +496,113 @@ def with_nullable_optionals(typed_dict: Any) -> tuple[dict[str, Any], frozenset[
         for key, field in fields.items()
     }
     return dict(typed_dict, fields=nullable), optional
+
+
+# ---------------------------------------------------------------- light validators
+#
+# A facet map's schema holds every facet class the spec defines for its keys: validating
+# a class that holds a map (`Run`, `RunEvent`) first makes the core schema of each of them
+# (~100 classes for an event), although an event built in Python usually holds a few
+# facets, or none. Until such a class is built, building an instance in Python uses its
+# light validator instead: the same schema, except that each typed key of a map takes only
+# an instance of its facet class as it is (what the full schema does with one) and leaves
+# anything else to the full validator (`NeedsFullSchema`).
+
+
+class NeedsFullSchema(Exception):
+    """Raised by a light schema for a value only the full schema can validate. Not a
+    `ValueError`: pydantic-core lets it through fields and unions instead of reporting it,
+    and `construct` validates the whole input again with the full validator."""
+
+
+# The schema generator making a light schema in this thread, if any.
+_LIGHT_GENERATOR: ContextVar[Any] = ContextVar("olsdk_light_generator", default=None)
+# Class -> its light validator, or None when it has none (it holds no facet map).
+_LIGHT: dict[type, Any] = {}
+# Class -> its light schema, which the light schemas of the classes holding it take as made.
+_LIGHT_SCHEMAS: dict[type, CoreSchema] = {}
+# Class -> the validator `construct` tries first: the light one, or None (the full one).
+_FIRST: dict[type, Any] = {}
+_LIGHT_UNKNOWN = object()
+_holds_maps: Callable[[type], bool] | None = None
+
+
+def use_light_schemas(holds_maps: Callable[[type], bool]) -> None:
+    """Give classes for which `holds_maps` is true a light validator (see above)."""
+    global _holds_maps
+    _holds_maps = holds_maps
+
+
+def building_light(handler: GetCoreSchemaHandler) -> bool:
+    """Whether `handler` is making a light schema (a facet map then makes its light one).
+
+    Compared by the generator behind the handler, not by a flag: a schema pydantic would
+    build in full in the meantime (another class) must not come out light."""
+    generator = _LIGHT_GENERATOR.get()
+    return generator is not None and getattr(handler, "_generate_schema", None) is generator
+
+
+def light_validator(cls: type[BaseModel]) -> Any:
+    """The light validator of `cls` (made on first use), or None when it has none.
+
+    pydantic builds one validator per class (`model_rebuild`, which sets the class's
+    `__pydantic_validator__` and `__pydantic_serializer__`); no public API makes a second
+    one from a schema of olsdk's own while the class stays unbuilt. The serializer of the
+    light schema becomes the class's until the class is built: a facet map dumps each facet
+    by its own class in both schemas, so both write the same output.
+    """
+    validator = _LIGHT.get(cls, _LIGHT_UNKNOWN)
+    if validator is not _LIGHT_UNKNOWN:
+        return validator
+    validator = None
+    made = _light_build(cls) if _holds_maps is not None and _holds_maps(cls) else None
+    if made is not None:
+        schema, validator, serializer = made
+        _LIGHT_SCHEMAS[cls] = schema
+        if not cls.__dict__.get("__pydantic_complete__"):
+            cls.__pydantic_serializer__ = serializer
+    _LIGHT[cls] = validator
+    return validator
+
+
+def _light_build(cls: type[BaseModel]) -> tuple[CoreSchema, Any, SchemaSerializer] | None:
+    """`cls`'s light schema, validator and serializer, made as `model_rebuild` makes the full
+    ones (from pydantic's schema generator, with its namespaces and plugins); None when they
+    cannot be made: a class of your own naming what is not defined yet, or a pydantic whose
+    internals differ. The class is then built in full, which says why, as without them."""
+    try:
+        from pydantic._internal import _config, _generate_schema, _model_construction, _namespace_utils
+        from pydantic.plugin._schema_validator import create_schema_validator
+
+        config = _config.ConfigWrapper(cls.model_config, check=False)
+        parent = _model_construction.unpack_lenient_weakvaluedict(cls.__pydantic_parent_namespace__) or {}
+        generator = _generate_schema.GenerateSchema(config, _namespace_utils.NsResolver(parent_namespace=parent))
+        token = _LIGHT_GENERATOR.set(generator)
+        try:
+            schema = generator.clean_schema(generator.generate_schema(cls))
+        finally:
+            _LIGHT_GENERATOR.reset(token)
+        core_config = config.core_config(title=cls.__name__)
+        validator = create_schema_validator(
+            schema, cls, cls.__module__, cls.__qualname__, "BaseModel", core_config, config.plugin_settings
+        )
+        return schema, validator, SchemaSerializer(schema, core_config)
+    except Exception:  # (see above: the full build reports it)
+        return None
+
+
+def light_model_schema(cls: type[BaseModel], typed_dict: CoreSchema, *, post_init: str) -> CoreSchema:
+    """The model node `hold_as_root_dict` makes of `cls`'s own, for a light schema (which
+    does not generate the class's fields): the class's configuration and custom `__init__`
+    flag as pydantic puts them there."""
+    from pydantic._internal import _config
+
+    config = _config.ConfigWrapper(cls.model_config, check=False).core_config(title=cls.__name__)
+    return cs.model_schema(
+        cls,
+        typed_dict,
+        custom_init=cls.__pydantic_custom_init__,
+        root_model=True,
+        post_init=post_init,
+        config=config,
+    )
