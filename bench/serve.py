@@ -16,7 +16,10 @@ server process on 127.0.0.1 (`tests.serve.harness.ServeProcess`):
 - lineage query: ``GET /api/v1/lineage?nodeId=job:...&depth=5`` (and ``depth=20``) on a
   store of 100,000 events (2,000 jobs in 20 chains, 50 runs each), median of repeats.
 
-Each ingest row is the median of ``--rounds`` rounds.
+Each ingest row is the median of ``--rounds`` rounds. With ``--baseline SRC`` (the ``src``
+directory of another olsdk checkout), the same rows are measured on a server running that
+olsdk beside this one's, in columns of their own: the ingest rounds alternate between the
+two servers (which goes first alternates too), so both see the same load.
 
 Every figure but the CPU rows is wall-clock time on a shared 2-core machine, where the
 producers, the server and other work share the cores: read ratios, not digits.
@@ -25,6 +28,7 @@ producers, the server and other work share the cores: read ratios, not digits.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -131,12 +135,17 @@ def ingest_round(url: str, pid: int, count: int, start: int, rows: dict[str, lis
     measure(rows, "batch of 100", pid, len(batched), lambda: poster.post_each("/api/v1/lineage/batch", batches))
 
 
-def ingest_rows(url: str, pid: int, count: int, rounds: int) -> dict[str, float]:
-    """Each ingest row's median over `rounds` rounds (new events each round)."""
-    measured: dict[str, list[float]] = {}
+def ingest_rows(servers: Sequence[ServeProcess], count: int, rounds: int) -> list[dict[str, float]]:
+    """Each ingest row's median over `rounds` rounds (new events each round), per server; the
+    servers take turns round by round, the first of a round changing every round."""
+    measured: list[dict[str, list[float]]] = [{} for _ in servers]
     for round_ in range(rounds):
-        ingest_round(url, pid, count, round_ * count * 12, measured)
-    return {name: statistics.median(values) for name, values in measured.items()}
+        order = list(range(len(servers)))
+        if round_ % 2:
+            order.reverse()
+        for index in order:
+            ingest_round(servers[index].url, servers[index].pid, count, round_ * count * 12, measured[index])
+    return [{name: statistics.median(values) for name, values in rows.items()} for rows in measured]
 
 
 def fill(url: str, total: int) -> None:
@@ -193,37 +202,78 @@ def page_latency(url: str, repeats: int) -> dict[str, float]:
     return {f"page update latency, {nodes} nodes (ms)": statistics.median(latencies) * 1000}
 
 
+def _databases(store: str, home: Path, cluster: PostgresCluster | None, tag: str) -> list[str]:
+    if store == "postgresql":
+        assert cluster is not None
+        return [cluster.create_database(f"bench_{tag}{i}") for i in range(2)]
+    return [str(home / f"ingest{tag}.db"), str(home / f"lineage{tag}.db")]
+
+
+def _store_rows(
+    store: str, home: Path, cluster: PostgresCluster | None, sizes: tuple[int, int, int, int], sources: Sequence[str]
+) -> list[dict[str, float]]:
+    """The ingest and lineage rows of one store, for each olsdk of `sources` ("" for this one)."""
+    count, total, repeats, rounds = sizes
+    databases = [_databases(store, home, cluster, f"{index}_") for index in range(len(sources))]
+    with contextlib.ExitStack() as stack:
+        servers = [
+            stack.enter_context(_serve(home, dbs[0], source)) for dbs, source in zip(databases, sources, strict=True)
+        ]
+        results = ingest_rows(servers, count, rounds)
+    for rows, dbs, source in zip(results, databases, sources, strict=True):
+        with _serve(home, dbs[1], source) as server:
+            rows.update(lineage_rows(server.url, total, repeats))
+    return results
+
+
+def _serve(home: Path, db: str, source: str) -> ServeProcess:
+    """A server of this olsdk, or (`source`: a src directory) of that one."""
+    if not source:
+        return ServeProcess(home, db)
+    kept = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = source  # what the child's environment is made from
+    try:
+        return ServeProcess(home, db)
+    finally:
+        if kept is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = kept
+
+
 def run(
-    stores: Sequence[str], count: int, total: int, repeats: int, rounds: int = 3, page: bool = True
+    stores: Sequence[str],
+    count: int,
+    total: int,
+    repeats: int,
+    rounds: int = 3,
+    page: bool = True,
+    baseline: str | None = None,
 ) -> dict[str, dict[str, float]]:
     results: dict[str, dict[str, float]] = {}
+    sources = ["", baseline] if baseline else [""]
     with tempfile.TemporaryDirectory(prefix="olsdk-bench-serve-") as folder:
         home = Path(folder)
         cluster = None
         try:
             for store in stores:
-                if store == "postgresql":
-                    if cluster is None:
-                        bin_dir = postgres_bin()
-                        if bin_dir is None:
-                            print("PostgreSQL binaries missing: its rows are skipped")
-                            continue
-                        cluster = PostgresCluster(bin_dir)
-                    databases = [cluster.create_database(f"bench_{i}") for i in range(2)]
-                else:
-                    databases = [str(home / "ingest.db"), str(home / "lineage.db")]
-                rows: dict[str, float] = {}
-                with ServeProcess(home, databases[0]) as server:
-                    rows.update(ingest_rows(server.url, server.pid, count, rounds))
-                with ServeProcess(home, databases[1]) as server:
-                    rows.update(lineage_rows(server.url, total, repeats))
-                    if store == "sqlite" and page:  # the store makes no difference to the page: one row
+                if store == "postgresql" and cluster is None:
+                    bin_dir = postgres_bin()
+                    if bin_dir is None:
+                        print("PostgreSQL binaries missing: its rows are skipped")
+                        continue
+                    cluster = PostgresCluster(bin_dir)
+                found = _store_rows(store, home, cluster, (count, total, repeats, rounds), sources)
+                rows = found[0]
+                if store == "sqlite" and page:  # the store makes no difference to the page: one row
+                    with ServeProcess(home, str(home / "lineage0_.db")) as server:
                         rows.update(page_latency(server.url, repeats))
-                if store == "sqlite" and page:
                     with ServeProcess(home, str(home / "small.db")) as server:
                         fill(server.url, 200)
                         rows.update(page_latency(server.url, repeats))
                 results[store] = rows
+                if baseline:
+                    results[f"{store}, baseline"] = found[1]
         finally:
             if cluster is not None:
                 cluster.stop()
@@ -242,15 +292,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="lineage queries and page updates per row")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the ingest rows (their median)")
     parser.add_argument("--no-page", action="store_true", help="leave out the page rows (no chromium)")
+    parser.add_argument(
+        "--baseline",
+        metavar="SRC",
+        help="also measure the olsdk in SRC (a src directory), round by round beside this one",
+    )
     args = parser.parse_args(argv)
     results = run(
-        args.stores.split(","), args.events, args.stored, args.repeats, rounds=args.rounds, page=not args.no_page
+        args.stores.split(","),
+        args.events,
+        args.stored,
+        args.repeats,
+        rounds=args.rounds,
+        page=not args.no_page,
+        baseline=args.baseline,
     )
     names = sorted({name for rows in results.values() for name in rows}, key=lambda n: (not n.startswith("ingest"), n))
-    print(f"| {'row':<64} | " + " | ".join(f"{store:>10}" for store in results) + " |")
-    print(f"|{'-' * 66}|" + "|".join("-" * 12 for _ in results) + "|")
+    width = max([10, *(len(store) for store in results)])
+    print(f"| {'row':<64} | " + " | ".join(f"{store:>{width}}" for store in results) + " |")
+    print(f"|{'-' * 66}|" + "|".join("-" * (width + 2) for _ in results) + "|")
     for name in names:
-        cells = [_cell(results[s][name]) if name in results[s] else f"{'':>10}" for s in results]
+        cells = [f"{_cell(results[s][name]) if name in results[s] else '':>{width}}" for s in results]
         print(f"| {name:<64} | " + " | ".join(cells) + " |")
     return 0
 
