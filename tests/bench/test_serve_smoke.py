@@ -33,12 +33,11 @@ def _table(stdout: str) -> dict[str, list[str]]:
     return {cells[0].strip(): [cell.strip() for cell in cells[1:]] for cells in rows}
 
 
-def test_every_row_runs_and_is_a_positive_number() -> None:
-    stores = ["sqlite"] + (["postgresql"] if postgres_bin() is not None else [])
+def _bench(*options: str) -> dict[str, list[str]]:
     done = subprocess.run(
         [
-            sys.executable, "-m", "bench.serve", "--stores", ",".join(stores), "--events", "200",
-            "--stored", "2000", "--repeats", "2", "--rounds", "1", "--no-page",
+            sys.executable, "-m", "bench.serve", "--events", "200", "--stored", "2000", "--repeats", "2",
+            "--rounds", "1", "--no-page", *options,
         ],
         cwd=ROOT,
         capture_output=True,
@@ -46,7 +45,12 @@ def test_every_row_runs_and_is_a_positive_number() -> None:
         timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    table = _table(done.stdout)
+    return _table(done.stdout)
+
+
+def test_every_row_runs_and_is_a_positive_number() -> None:
+    stores = ["sqlite"] + (["postgresql"] if postgres_bin() is not None else [])
+    table = _bench("--stores", ",".join(stores))
     assert table.pop("row") == stores
     lineage = {name for name in table if name.startswith("lineage query, depth ")}
     assert set(table) >= ROWS and set(table) - ROWS == lineage
@@ -56,6 +60,17 @@ def test_every_row_runs_and_is_a_positive_number() -> None:
         assert depth in ("5", "20") and int(nodes.split()[0]) > 0, name
     for name, cells in table.items():
         assert len(cells) == len(stores), name
+        for cell in cells:
+            value = float(cell.replace(",", ""))
+            assert math.isfinite(value) and value > 0, (name, cell)
+
+
+def test_a_baseline_gets_a_column_of_its_own_with_every_row() -> None:
+    table = _bench("--stores", "sqlite", "--baseline", str(ROOT / "src"))  # this olsdk, measured twice
+    assert table.pop("row") == ["sqlite", "sqlite, baseline"]
+    assert set(table) >= ROWS
+    for name, cells in table.items():
+        assert len(cells) == 2, name
         for cell in cells:
             value = float(cell.replace(",", ""))
             assert math.isfinite(value) and value > 0, (name, cell)
