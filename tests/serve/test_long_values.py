@@ -4,6 +4,7 @@ The lenient reader stores events that break the spec, such as a run id thousands
 characters long, or job and dataset names as long. PostgreSQL refuses an index row over
 about 2,700 bytes, so no index may hold a whole value of unbounded length: random
 characters (which PostgreSQL cannot compress below that) must be stored as well as short ones.
+Stores made before get the indexes made since; a store of a later schema is left as it is.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ import secrets
 import urllib.parse
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine, text
 
+from olsdk._foundation._exceptions import ConfigError
+from olsdk._integrations.serve._schema import SCHEMA_VERSION
 from olsdk._integrations.serve._store import Store, database_url
 from tests.serve.harness import ServeProcess, dumps, run_event
 
@@ -88,3 +92,21 @@ def test_a_store_made_before_gets_indexes_that_hold_long_values(tmp_path: Path, 
     names = _index_names(db)
     assert set(CURRENT_INDEXES) <= names
     assert not set(EARLIER_INDEXES) & names
+
+
+def test_a_store_of_a_later_schema_is_refused_before_anything_in_it_changes(db: str) -> None:
+    Store(db).close()
+    engine = create_engine(database_url(db))
+    try:
+        with engine.begin() as conn:  # a store as a later olsdk might make it: an index retired here
+            conn.execute(text("UPDATE olsdk_store SET value = '99' WHERE name = 'schema'"))
+            conn.execute(text(f"DROP INDEX {next(iter(CURRENT_INDEXES))}"))
+            for name, columns in EARLIER_INDEXES.items():
+                conn.execute(text(f"CREATE INDEX {name} ON {columns}"))
+    finally:
+        engine.dispose()
+    before = _index_names(db)
+
+    with pytest.raises(ConfigError, match=f"store schema 99, this olsdk reads {SCHEMA_VERSION}"):
+        Store(db)
+    assert _index_names(db) == before
