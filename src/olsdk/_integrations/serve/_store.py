@@ -1042,11 +1042,11 @@ class Store(_Reads, _Log):
         with self.engine.begin() as conn:
             if self.dialect == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK})
-            found = self._schema_found(conn)
+            new = self._new_or_refused(conn)
             t.metadata.create_all(conn)
             _migrate.migrate(conn)  # a store made by an earlier olsdk
             info = t.store_info.c
-            if found is None:
+            if new:
                 conn.execute(insert(t.store_info).values(name="schema", value=str(t.SCHEMA_VERSION)))
             for counter in (WRITES, RETAINED):
                 if conn.execute(select(info.value).where(info.name == counter)).scalar() is None:
@@ -1056,17 +1056,17 @@ class Store(_Reads, _Log):
                 last = conn.execute(select(func.max(t.events.c.seq))).scalar() or 0
                 conn.execute(insert(t.store_info).values(name=PROJECTED, value=str(last)))
 
-    def _schema_found(self, conn: Connection) -> str | None:
-        """The schema version of the store on `conn` (None: a new store); a store of another
-        version is refused before anything in it is created or changed (on SQLite, the tables
-        and indexes `create_all` and `_migrate` make are not undone by a rollback)."""
+    def _new_or_refused(self, conn: Connection) -> bool:
+        """Whether the store on `conn` is new (no schema version yet); a store of another version
+        is refused before anything in it is created or changed (on SQLite, the tables and
+        indexes `create_all` and `_migrate` make are not undone by a rollback)."""
         if not inspect(conn).has_table(t.store_info.name):
-            return None
+            return True
         info = t.store_info.c
         found = conn.execute(select(info.value).where(info.name == "schema")).scalar()
         if found is not None and found != str(t.SCHEMA_VERSION):
             raise ConfigError(f"{self.description}: store schema {found}, this olsdk reads {t.SCHEMA_VERSION}", "db")
-        return None if found is None else str(found)
+        return found is None
 
     def close(self) -> None:
         if self._conn is not None:
