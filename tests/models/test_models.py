@@ -219,45 +219,60 @@ def test_constructed_facets_carry_producer_and_versioned_schema_url(data: st.Dat
 # -- the models explain themselves: what editors show on hover ---------------------------
 
 
-def _field_docs(cls_node: ast.ClassDef) -> tuple[dict[str, str], dict[str, str]]:
-    """(field -> its `Field(description=...)`, field -> the string right after a declaration
-    of it), over the class body and the branches of its `if TYPE_CHECKING:` blocks."""
-    described: dict[str, str] = {}
+def _documented_fields(cls_node: ast.ClassDef) -> dict[str, str]:
+    """Field -> the string right after a declaration of it, over the class body and the
+    branches of its `if TYPE_CHECKING:` blocks."""
     documented: dict[str, str] = {}
     suites = [cls_node.body] + [s for n in cls_node.body if isinstance(n, ast.If) for s in (n.body, n.orelse)]
     for suite in suites:
         for index, node in enumerate(suite):
             if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
                 continue
-            name = node.target.id
-            annotation: ast.AST = node.annotation
-            if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-                annotation = ast.parse(annotation.value, mode="eval")  # a forward reference, quoted
-            for call in ast.walk(annotation):
-                if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "Field":
-                    for keyword in call.keywords:
-                        if keyword.arg == "description" and isinstance(keyword.value, ast.Constant):
-                            described[name] = keyword.value.value
             after = suite[index + 1] if index + 1 < len(suite) else None
             if (
                 isinstance(after, ast.Expr)
                 and isinstance(after.value, ast.Constant)
                 and isinstance(after.value.value, str)
             ):
-                documented[name] = after.value.value
-    return described, documented
+                documented[node.target.id] = after.value.value
+    return documented
 
 
 def test_every_described_field_has_its_description_as_docstring() -> None:
-    """The string after a field is what pyright/Pylance show on hover: the spec's words."""
+    """The string after a field is what pyright/Pylance show on hover: the spec's words,
+    the same as the description its JSON Schema gets (`FIELD_DOCS`)."""
     tree = ast.parse(inspect.getsource(generated))
     checked = 0
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            described, documented = _field_docs(node)
-            assert documented == described, node.name
+            described = {
+                name: description
+                for name, (description, _examples) in generated.FIELD_DOCS.get(node.name, {}).items()
+                if description is not None
+            }
+            assert _documented_fields(node) == described, node.name
             checked += len(described)
     assert checked > 250  # the spec describes most fields
+
+
+def test_fields_carry_their_descriptions_and_examples() -> None:
+    """The generated classes declare bare fields; their descriptions and examples reach the
+    fields (and so the JSON Schema) at import, on the class that declares each field and
+    on every generated class that inherits it."""
+    checked = 0
+    for name in generated.__all__:
+        cls = getattr(generated, name)
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
+            continue
+        for field_name, info in cls.model_fields.items():
+            owner = next(k for k in cls.__mro__ if field_name in inspect.get_annotations(k))
+            description, examples = generated.FIELD_DOCS.get(owner.__name__, {}).get(field_name, (None, None))
+            assert (info.description, info.examples) == (description, examples), (name, field_name)
+            checked += description is not None
+    assert checked > 150
+    schema = generated.RunEvent.model_json_schema()
+    assert schema["properties"]["eventTime"]["description"] == "the time the event occurred at"
+    assert schema["$defs"]["Run"]["properties"]["runId"]["description"].startswith("The globally unique ID")
 
 
 @pytest.mark.parametrize(("path", "name"), all_defs(), ids=lambda x: str(x))

@@ -33,31 +33,19 @@ class BaseEvent(EventModel):
         eventTime: DateTimeStr = FILLED_ON_CONSTRUCTION
         """the time the event occurred at"""
     else:
-        eventTime: Annotated[DateTimeStr, Field(description="the time the event occurred at")]
+        eventTime: DateTimeStr
 
     if TYPE_CHECKING:
         producer: URIStr = FILLED_ON_CONSTRUCTION
         """URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha"""
     else:
-        producer: Annotated[
-            URIStr,
-            Field(
-                description="URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha",
-                examples=["https://github.com/OpenLineage/OpenLineage/blob/v1-0-0/client"],
-            ),
-        ]
+        producer: URIStr
 
     if TYPE_CHECKING:
         schemaURL: URIStr = FILLED_ON_CONSTRUCTION
         """The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this RunEvent"""
     else:
-        schemaURL: Annotated[
-            URIStr,
-            Field(
-                description="The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this RunEvent",
-                examples=["https://openlineage.io/spec/0-0-1/OpenLineage.json"],
-            ),
-        ]
+        schemaURL: URIStr
 
 
 class BaseFacet(FacetModel):
@@ -70,201 +58,116 @@ class BaseFacet(FacetModel):
         producer: URIStr = FILLED_ON_CONSTRUCTION
         """URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha"""
     else:
-        producer: Annotated[
-            URIStr,
-            Field(
-                alias="_producer",
-                description="URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha",
-                examples=["https://github.com/OpenLineage/OpenLineage/blob/v1-0-0/client"],
-            ),
-        ]
+        producer: Annotated[URIStr, Field(alias="_producer")]
 
     if TYPE_CHECKING:
         schemaURL: URIStr = FILLED_ON_CONSTRUCTION
         """The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this facet"""
     else:
-        schemaURL: Annotated[
-            URIStr,
-            Field(
-                alias="_schemaURL",
-                description="The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this facet",
-                examples=["https://openlineage.io/spec/1-0-2/OpenLineage.json#/$defs/BaseFacet"],
-            ),
-        ]
+        schemaURL: Annotated[URIStr, Field(alias="_schemaURL")]
 
 
 class DataQualityAssertionsDatasetFacetAssertion(OLRecord):
     __slots__ = ()
-    assertion: Annotated[
-        str,
-        Field(
-            description="Classification of the test, e.g. 'not_null', 'unique', 'row_count', 'freshness', 'custom_sql'.",
-            examples=["not_null"],
-        ),
-    ]
+    assertion: str
     """Classification of the test, e.g. 'not_null', 'unique', 'row_count', 'freshness', 'custom_sql'."""
 
-    success: Annotated[
-        bool,
-        Field(
-            description="Whether the test found issues: 'true' (no issues found), 'false' (issues found). Independent of severity - a test can fail without blocking the pipeline when severity is 'warn'."
-        ),
-    ]
+    success: bool
     """Whether the test found issues: 'true' (no issues found), 'false' (issues found). Independent of severity - a test can fail without blocking the pipeline when severity is 'warn'."""
 
-    column: Annotated[
-        str | None,
-        Field(
-            description="Column that test refers to. It should match the name provided in SchemaDatasetFacet. If column field is empty, then test refers to whole dataset.",
-            examples=["id"],
-        ),
-    ] = None
+    column: str | None = None
     """Column that test refers to. It should match the name provided in SchemaDatasetFacet. If column field is empty, then test refers to whole dataset."""
 
-    severity: Annotated[
-        str | None,
-        Field(
-            description="The configured severity level of the assertion. Common values are 'error' (test failure blocks pipeline) or 'warn' (test failure produces warning only).",
-            examples=["error"],
-        ),
-    ] = None
+    severity: str | None = None
     """The configured severity level of the assertion. Common values are 'error' (test failure blocks pipeline) or 'warn' (test failure produces warning only)."""
 
-    name: Annotated[str | None, Field(description="Name identifying the test.", examples=["assert_no_orphans"])] = None
+    name: str | None = None
     """Name identifying the test."""
 
-    description: Annotated[
-        str | None,
-        Field(
-            description="Human-readable description of what the assertion checks.",
-            examples=["Ensures all order IDs are unique across the table."],
-        ),
-    ] = None
+    description: str | None = None
     """Human-readable description of what the assertion checks."""
 
-    expected: Annotated[
-        str | None,
-        Field(
-            description="The expected value or threshold for the assertion, serialized as a string.", examples=["1000"]
-        ),
-    ] = None
+    expected: str | None = None
     """The expected value or threshold for the assertion, serialized as a string."""
 
-    actual: Annotated[
-        str | None,
-        Field(description="The actual value observed during the assertion, serialized as a string.", examples=["999"]),
-    ] = None
+    actual: str | None = None
     """The actual value observed during the assertion, serialized as a string."""
 
-    content: Annotated[
-        str | None,
-        Field(
-            description="The assertion body, e.g. a SQL query or expression.",
-            examples=["SELECT COUNT(*) FROM orders WHERE amount < 0"],
-        ),
-    ] = None
+    content: str | None = None
     """The assertion body, e.g. a SQL query or expression."""
 
-    contentType: Annotated[
-        str | None,
-        Field(
-            description="The format of the content field, allowing consumers to interpret or filter assertion content. Common values include 'sql', 'json', 'expression'.",
-            examples=["sql"],
-        ),
-    ] = None
+    contentType: str | None = None
     """The format of the content field, allowing consumers to interpret or filter assertion content. Common values include 'sql', 'json', 'expression'."""
 
-    params: Annotated[
-        dict[str, Any] | None, Field(description="Arbitrary key-value pairs for assertion-specific inputs.")
-    ] = None
+    params: dict[str, Any] | None = None
     """Arbitrary key-value pairs for assertion-specific inputs."""
 
 
 class DataQualityMetricsDatasetFacetColumnMetrics(OLRecord):
     __slots__ = ()
-    nullCount: Annotated[
-        int | None, Field(description="The number of null values in this column for the rows evaluated")
-    ] = None
+    nullCount: int | None = None
     """The number of null values in this column for the rows evaluated"""
 
-    distinctCount: Annotated[
-        int | None, Field(description="The number of distinct values in this column for the rows evaluated")
-    ] = None
+    distinctCount: int | None = None
     """The number of distinct values in this column for the rows evaluated"""
 
-    sum: Annotated[float | None, Field(description="The total sum of values in this column for the rows evaluated")] = (
+    sum: float | None = (
         None
     )
     """The total sum of values in this column for the rows evaluated"""
 
-    count: Annotated[float | None, Field(description="The number of values in this column")] = None
+    count: float | None = None
     """The number of values in this column"""
 
     min: float | None = None
     max: float | None = None
-    quantiles: Annotated[
-        dict[str, float] | None, Field(description="The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1")
-    ] = None
+    quantiles: dict[str, float] | None = None
     """The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1"""
 
 
 class DataQualityMetricsInputDatasetFacetColumnMetrics(OLRecord):
     __slots__ = ()
-    nullCount: Annotated[
-        int | None, Field(description="The number of null values in this column for the rows evaluated")
-    ] = None
+    nullCount: int | None = None
     """The number of null values in this column for the rows evaluated"""
 
-    distinctCount: Annotated[
-        int | None, Field(description="The number of distinct values in this column for the rows evaluated")
-    ] = None
+    distinctCount: int | None = None
     """The number of distinct values in this column for the rows evaluated"""
 
-    sum: Annotated[float | None, Field(description="The total sum of values in this column for the rows evaluated")] = (
+    sum: float | None = (
         None
     )
     """The total sum of values in this column for the rows evaluated"""
 
-    count: Annotated[float | None, Field(description="The number of values in this column")] = None
+    count: float | None = None
     """The number of values in this column"""
 
     min: float | None = None
     max: float | None = None
-    quantiles: Annotated[
-        dict[str, float] | None, Field(description="The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1")
-    ] = None
+    quantiles: dict[str, float] | None = None
     """The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1"""
 
 
 class DatasetFacet(BaseFacet):
     """A Dataset Facet"""
 
-    deleted: Annotated[bool | None, Field(alias="_deleted", description="set to true to delete a facet")] = None
+    deleted: Annotated[bool | None, Field(alias="_deleted")] = None
     """set to true to delete a facet"""
 
 
 # The dataset facet `datasetType`:
 # https://openlineage.io/spec/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet
 class DatasetTypeDatasetFacet(DatasetFacet):
-    datasetType: Annotated[
-        str,
-        Field(
-            description="Dataset type, for example: TABLE|VIEW|FILE|TOPIC|STREAM|MODEL|JOB_OUTPUT.", examples=["FILE"]
-        ),
-    ]
+    datasetType: str
     """Dataset type, for example: TABLE|VIEW|FILE|TOPIC|STREAM|MODEL|JOB_OUTPUT."""
 
-    subType: Annotated[
-        str | None,
-        Field(description="Optional sub-type within the dataset type (e.g., MATERIALIZED, EXTERNAL, TEMPORARY)."),
-    ] = None
+    subType: str | None = None
     """Optional sub-type within the dataset type (e.g., MATERIALIZED, EXTERNAL, TEMPORARY)."""
 
 
 # The dataset facet `version`:
 # https://openlineage.io/spec/facets/1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet
 class DatasetVersionDatasetFacet(DatasetFacet):
-    datasetVersion: Annotated[str, Field(description="The version of the dataset.")]
+    datasetVersion: str
     """The version of the dataset."""
 
 
@@ -278,24 +181,19 @@ class DatasourceDatasetFacet(DatasetFacet):
 # The dataset facet `documentation`:
 # https://openlineage.io/spec/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet
 class DocumentationDatasetFacet(DatasetFacet):
-    description: Annotated[
-        str, Field(description="The description of the dataset.", examples=["canonical representation of entity Foo"])
-    ]
+    description: str
     """The description of the dataset."""
 
-    contentType: Annotated[
-        str | None,
-        Field(description="MIME type of the description field content.", examples=["application/json, text/markdown"]),
-    ] = None
+    contentType: str | None = None
     """MIME type of the description field content."""
 
 
 class EnvironmentVariable(OLRecord):
     __slots__ = ()
-    name: Annotated[str, Field(description="The name of the environment variable.")]
+    name: str
     """The name of the environment variable."""
 
-    value: Annotated[str, Field(description="The value of the environment variable.")]
+    value: str
     """The value of the environment variable."""
 
 
@@ -304,44 +202,31 @@ class ExecutionParameter(OLRecord):
     model_config = ConfigDict(
         extra="forbid",
     )
-    key: Annotated[str, Field(description="Unique identifier of the property.", examples=["task.timeout"])]
+    key: str
     """Unique identifier of the property."""
 
-    name: Annotated[
-        str | None, Field(description="Human-readable name of the property.", examples=["Task timeout"])
-    ] = None
+    name: str | None = None
     """Human-readable name of the property."""
 
-    description: Annotated[
-        str | None,
-        Field(
-            description="Human-readable description of the property.",
-            examples=["How long (in seconds) can individual task run without timing out."],
-        ),
-    ] = None
+    description: str | None = None
     """Human-readable description of the property."""
 
-    value: Annotated[str | None, Field(description="Value of the property.", examples=[3600])] = None
+    value: str | None = None
     """Value of the property."""
 
 
 class ExtractionErrorRunFacetError(OLRecord):
     __slots__ = ()
-    errorMessage: Annotated[str, Field(description="Text representation of extraction error message.")]
+    errorMessage: str
     """Text representation of extraction error message."""
 
-    stackTrace: Annotated[str | None, Field(description="Stack trace of extraction error message")] = None
+    stackTrace: str | None = None
     """Stack trace of extraction error message"""
 
-    task: Annotated[
-        str | None,
-        Field(
-            description="Text representation of task that failed. This can be, for example, SQL statement that parser could not interpret."
-        ),
-    ] = None
+    task: str | None = None
     """Text representation of task that failed. This can be, for example, SQL statement that parser could not interpret."""
 
-    taskNumber: Annotated[int | None, Field(description="Order of task (counted from 0).")] = None
+    taskNumber: int | None = None
     """Order of task (counted from 0)."""
 
 
@@ -351,231 +236,153 @@ class FieldBaseCompareExpression(OLModel):
 
 
 class GcpLineageJobFacetOrigin(OLModel):
-    sourceType: Annotated[
-        str | None,
-        Field(
-            description="Type of the source. Possible values can be found in GCP documentation (https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#SourceType) "
-        ),
-    ] = None
+    sourceType: str | None = None
     """Type of the source. Possible values can be found in GCP documentation (https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#SourceType) """
 
-    name: Annotated[
-        str | None,
-        Field(
-            description="If the sourceType isn't CUSTOM, the value of this field should be a GCP resource name of the system, which reports lineage. The project and location parts of the resource name must match the project and location of the lineage resource being created. More details in GCP documentation https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#origin"
-        ),
-    ] = None
+    name: str | None = None
     """If the sourceType isn't CUSTOM, the value of this field should be a GCP resource name of the system, which reports lineage. The project and location parts of the resource name must match the project and location of the lineage resource being created. More details in GCP documentation https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#origin"""
 
 
 class HierarchyDatasetFacetLevel(OLRecord):
     __slots__ = ()
-    type: Annotated[str, Field(description="Dataset hierarchy level type", examples=["DATABASE|SCHEMA|TABLE"])]
+    type: str
     """Dataset hierarchy level type"""
 
-    name: Annotated[str, Field(description="Dataset hierarchy level name", examples=["my_db|my_schema|my_table"])]
+    name: str
     """Dataset hierarchy level name"""
 
 
 class IcebergCommitReportOutputDatasetFacetCommitMetrics(OLModel):
-    totalDuration: Annotated[float | None, Field(description="Duration of the commit in MILLISECONDS")] = None
+    totalDuration: float | None = None
     """Duration of the commit in MILLISECONDS"""
 
-    attempts: Annotated[float | None, Field(description="Number of attempts made to commit the iceberg table")] = None
+    attempts: float | None = None
     """Number of attempts made to commit the iceberg table"""
 
-    addedDataFiles: Annotated[
-        float | None, Field(description="Number of data files that are added during the commit")
-    ] = None
+    addedDataFiles: float | None = None
     """Number of data files that are added during the commit"""
 
-    removedDataFiles: Annotated[
-        float | None, Field(description="Number of data files that are removed during the commit")
-    ] = None
+    removedDataFiles: float | None = None
     """Number of data files that are removed during the commit"""
 
-    totalDataFiles: Annotated[
-        float | None, Field(description="Total number of data files that are present in the iceberg table")
-    ] = None
+    totalDataFiles: float | None = None
     """Total number of data files that are present in the iceberg table"""
 
-    addedDeleteFiles: Annotated[
-        float | None, Field(description="Number of delete files that are added during the commit")
-    ] = None
+    addedDeleteFiles: float | None = None
     """Number of delete files that are added during the commit"""
 
-    addedEqualityDeleteFiles: Annotated[float | None, Field(description="Number of added equality delete files")] = None
+    addedEqualityDeleteFiles: float | None = None
     """Number of added equality delete files"""
 
-    addedPositionalDeleteFiles: Annotated[
-        float | None, Field(description="Number of added positional delete files")
-    ] = None
+    addedPositionalDeleteFiles: float | None = None
     """Number of added positional delete files"""
 
-    addedDVs: Annotated[float | None, Field(description="Number of added DVs")] = None
+    addedDVs: float | None = None
     """Number of added DVs"""
 
-    removedDeleteFiles: Annotated[
-        float | None, Field(description="Number of delete files that are removed during the commit")
-    ] = None
+    removedDeleteFiles: float | None = None
     """Number of delete files that are removed during the commit"""
 
-    removedEqualityDeleteFiles: Annotated[
-        float | None, Field(description="Number of removed equality delete files")
-    ] = None
+    removedEqualityDeleteFiles: float | None = None
     """Number of removed equality delete files"""
 
-    removedPositionalDeleteFiles: Annotated[
-        float | None, Field(description="Number of removed positional delete files")
-    ] = None
+    removedPositionalDeleteFiles: float | None = None
     """Number of removed positional delete files"""
 
-    removedDVs: Annotated[float | None, Field(description="Number of removed DVs")] = None
+    removedDVs: float | None = None
     """Number of removed DVs"""
 
-    totalDeleteFiles: Annotated[
-        float | None, Field(description="Total number of temporary delete files that are present in the iceberg table")
-    ] = None
+    totalDeleteFiles: float | None = None
     """Total number of temporary delete files that are present in the iceberg table"""
 
-    addedRecords: Annotated[float | None, Field(description="Number of records that are added during the commit")] = (
+    addedRecords: float | None = (
         None
     )
     """Number of records that are added during the commit"""
 
-    removedRecords: Annotated[
-        float | None, Field(description="Number of records that are removed during the commit")
-    ] = None
+    removedRecords: float | None = None
     """Number of records that are removed during the commit"""
 
-    totalRecords: Annotated[
-        float | None, Field(description="Number of records that are present in the iceberg table")
-    ] = None
+    totalRecords: float | None = None
     """Number of records that are present in the iceberg table"""
 
-    addedFilesSizeInBytes: Annotated[
-        float | None, Field(description="Number of files size in bytes that are added during the commit")
-    ] = None
+    addedFilesSizeInBytes: float | None = None
     """Number of files size in bytes that are added during the commit"""
 
-    removedFilesSizeInBytes: Annotated[
-        float | None, Field(description="Number of files size in bytes that are removed during the commit")
-    ] = None
+    removedFilesSizeInBytes: float | None = None
     """Number of files size in bytes that are removed during the commit"""
 
-    totalFilesSizeInBytes: Annotated[
-        float | None, Field(description="Number of files size in bytes in the iceberg table")
-    ] = None
+    totalFilesSizeInBytes: float | None = None
     """Number of files size in bytes in the iceberg table"""
 
-    addedPositionalDeletes: Annotated[
-        float | None, Field(description="Number of positional deletes that are added during the commit")
-    ] = None
+    addedPositionalDeletes: float | None = None
     """Number of positional deletes that are added during the commit"""
 
-    removedPositionalDeletes: Annotated[
-        float | None, Field(description="Number of positional deletes that are removed during the commit")
-    ] = None
+    removedPositionalDeletes: float | None = None
     """Number of positional deletes that are removed during the commit"""
 
-    totalPositionalDeletes: Annotated[
-        float | None, Field(description="Number of positional deletes that are present in the iceberg table")
-    ] = None
+    totalPositionalDeletes: float | None = None
     """Number of positional deletes that are present in the iceberg table"""
 
-    addedEqualityDeletes: Annotated[
-        float | None, Field(description="Number of equality deletes that are added during the commit")
-    ] = None
+    addedEqualityDeletes: float | None = None
     """Number of equality deletes that are added during the commit"""
 
-    removedEqualityDeletes: Annotated[
-        float | None, Field(description="Number of equality deletes that are removed during the commit")
-    ] = None
+    removedEqualityDeletes: float | None = None
     """Number of equality deletes that are removed during the commit"""
 
-    totalEqualityDeletes: Annotated[
-        float | None, Field(description="Number of equality deletes that are present in the iceberg table")
-    ] = None
+    totalEqualityDeletes: float | None = None
     """Number of equality deletes that are present in the iceberg table"""
 
 
 class IcebergScanReportInputDatasetFacetScanMetrics(OLModel):
-    totalPlanningDuration: Annotated[float | None, Field(description="Duration of the scan in MILLISECONDS")] = None
+    totalPlanningDuration: float | None = None
     """Duration of the scan in MILLISECONDS"""
 
-    resultDataFiles: Annotated[float | None, Field(description="List of data files that are read during the scan")] = (
+    resultDataFiles: float | None = (
         None
     )
     """List of data files that are read during the scan"""
 
-    resultDeleteFiles: Annotated[
-        float | None, Field(description="List of delete files that are read during the scan")
-    ] = None
+    resultDeleteFiles: float | None = None
     """List of delete files that are read during the scan"""
 
-    totalDataManifests: Annotated[
-        float | None, Field(description="Total number of manifests that are scanned during the scan")
-    ] = None
+    totalDataManifests: float | None = None
     """Total number of manifests that are scanned during the scan"""
 
-    totalDeleteManifests: Annotated[
-        float | None, Field(description="Total number of delete manifests that are scanned during the scan")
-    ] = None
+    totalDeleteManifests: float | None = None
     """Total number of delete manifests that are scanned during the scan"""
 
-    scannedDataManifests: Annotated[
-        float | None, Field(description="Number of data manifests that are scanned during the scan")
-    ] = None
+    scannedDataManifests: float | None = None
     """Number of data manifests that are scanned during the scan"""
 
-    skippedDataManifests: Annotated[
-        float | None, Field(description="Number of data manifests that are skipped during the scan")
-    ] = None
+    skippedDataManifests: float | None = None
     """Number of data manifests that are skipped during the scan"""
 
-    totalFileSizeInBytes: Annotated[
-        float | None, Field(description="Total file size in bytes that are read during the scan")
-    ] = None
+    totalFileSizeInBytes: float | None = None
     """Total file size in bytes that are read during the scan"""
 
-    totalDeleteFileSizeInBytes: Annotated[
-        float | None, Field(description="Total delete file size in bytes that are read during the scan")
-    ] = None
+    totalDeleteFileSizeInBytes: float | None = None
     """Total delete file size in bytes that are read during the scan"""
 
-    skippedDataFiles: Annotated[
-        float | None, Field(description="Number of data files that are skipped during the scan")
-    ] = None
+    skippedDataFiles: float | None = None
     """Number of data files that are skipped during the scan"""
 
-    skippedDeleteFiles: Annotated[
-        float | None, Field(description="Number of delete files that are skipped during the scan")
-    ] = None
+    skippedDeleteFiles: float | None = None
     """Number of delete files that are skipped during the scan"""
 
-    scannedDeleteManifests: Annotated[
-        float | None, Field(description="Number of delete manifests that are scanned during the scan")
-    ] = None
+    scannedDeleteManifests: float | None = None
     """Number of delete manifests that are scanned during the scan"""
 
-    skippedDeleteManifests: Annotated[
-        float | None, Field(description="Number of delete manifests that are skipped during the scan")
-    ] = None
+    skippedDeleteManifests: float | None = None
     """Number of delete manifests that are skipped during the scan"""
 
-    indexedDeleteFiles: Annotated[
-        float | None, Field(description="Number of delete files that are indexed during the scan")
-    ] = None
+    indexedDeleteFiles: float | None = None
     """Number of delete files that are indexed during the scan"""
 
-    equalityDeleteFiles: Annotated[
-        float | None, Field(description="Number of delete files that are equality indexed during the scan")
-    ] = None
+    equalityDeleteFiles: float | None = None
     """Number of delete files that are equality indexed during the scan"""
 
-    positionalDeleteFiles: Annotated[
-        float | None, Field(description="Number of delete files that are positional indexed during the scan")
-    ] = None
+    positionalDeleteFiles: float | None = None
     """Number of delete files that are positional indexed during the scan"""
 
 
@@ -588,80 +395,61 @@ class InputFieldTransformation(OLRecord):
     model_config = ConfigDict(
         extra="allow",
     )
-    type: Annotated[str, Field(description="The type of the transformation. Allowed values are: DIRECT, INDIRECT")]
+    type: str
     """The type of the transformation. Allowed values are: DIRECT, INDIRECT"""
 
-    subtype: Annotated[str | None, Field(description="The subtype of the transformation")] = None
+    subtype: str | None = None
     """The subtype of the transformation"""
 
-    description: Annotated[str | None, Field(description="a string representation of the transformation applied")] = (
+    description: str | None = (
         None
     )
     """a string representation of the transformation applied"""
 
-    masking: Annotated[bool | None, Field(description="is transformation masking the data or not")] = None
+    masking: bool | None = None
     """is transformation masking the data or not"""
 
 
 # The input dataset facet `inputStatistics`:
 # https://openlineage.io/spec/facets/1-0-0/InputStatisticsInputDatasetFacet.json#/$defs/InputStatisticsInputDatasetFacet
 class InputStatisticsInputDatasetFacet(InputDatasetFacet):
-    rowCount: Annotated[int | None, Field(description="The number of rows read")] = None
+    rowCount: int | None = None
     """The number of rows read"""
 
-    size: Annotated[int | None, Field(description="The size in bytes read")] = None
+    size: int | None = None
     """The size in bytes read"""
 
-    fileCount: Annotated[int | None, Field(description="The number of files read")] = None
+    fileCount: int | None = None
     """The number of files read"""
 
 
 class JobFacet(BaseFacet):
     """A Job Facet"""
 
-    deleted: Annotated[bool | None, Field(alias="_deleted", description="set to true to delete a facet")] = None
+    deleted: Annotated[bool | None, Field(alias="_deleted")] = None
     """set to true to delete a facet"""
 
 
 class JobIdentifier(OLModel):
     """Used to store information about job (e.g., namespace and name)."""
 
-    namespace: Annotated[str, Field(description="The namespace containing the job")]
+    namespace: str
     """The namespace containing the job"""
 
-    name: Annotated[str, Field(description="The unique name of a job within that namespace")]
+    name: str
     """The unique name of a job within that namespace"""
 
 
 class JobTypeJobFacetEmissionPattern(OLModel):
     """Describes how and what the job emits in its events"""
 
-    eventTrigger: Annotated[
-        str,
-        Field(
-            description="Defines when events are emitted. EVENT_BASED: events emitted on lifecycle transitions (START/COMPLETE/FAIL/ABORT). PERIODIC: events emitted at regular time intervals.",
-            examples=["EVENT_BASED"],
-        ),
-    ]
+    eventTrigger: str
     """Defines when events are emitted. EVENT_BASED: events emitted on lifecycle transitions (START/COMPLETE/FAIL/ABORT). PERIODIC: events emitted at regular time intervals."""
 
-    eventContentMode: Annotated[
-        str,
-        Field(
-            description="Define if individual events are self-sufficient and can be processed individually, or need to be combined by consumer. ACCUMULATIVE: Events may contain only partial information and the complete information can be collected by combining information from all the events emitted by a specific job run. COMPLETE_SNAPSHOT: events contain complete state for a specific time window (events can be processed independently).",
-            examples=["ACCUMULATIVE"],
-        ),
-    ]
+    eventContentMode: str
     """Define if individual events are self-sufficient and can be processed individually, or need to be combined by consumer. ACCUMULATIVE: Events may contain only partial information and the complete information can be collected by combining information from all the events emitted by a specific job run. COMPLETE_SNAPSHOT: events contain complete state for a specific time window (events can be processed independently)."""
 
-    windowDuration: Annotated[
-        int | None,
-        Field(
-            description="Time window duration for periodic event emissions in seconds. Only applicable when eventTrigger is PERIODIC. Required when eventTrigger is PERIODIC and eventContentMode is COMPLETE_SNAPSHOT.",
-            examples=[300],
-            ge=1,
-        ),
-    ] = None
+    windowDuration: Annotated[int | None, Field(ge=1)] = None
     """Time window duration for periodic event emissions in seconds. Only applicable when eventTrigger is PERIODIC. Required when eventTrigger is PERIODIC and eventContentMode is COMPLETE_SNAPSHOT."""
 
 
@@ -689,21 +477,16 @@ class LineageTransformation(OLRecord):
     """A transformation applied to source data in a lineage relationship."""
 
     __slots__ = ()
-    type: Annotated[str, Field(description="The transformation type, such as DIRECT or INDIRECT.")]
+    type: str
     """The transformation type, such as DIRECT or INDIRECT."""
 
-    subtype: Annotated[
-        str | None,
-        Field(
-            description="The transformation subtype, such as IDENTITY, AGGREGATION, FILTER, JOIN, GROUP_BY, WINDOW, SORT, or CONDITIONAL."
-        ),
-    ] = None
+    subtype: str | None = None
     """The transformation subtype, such as IDENTITY, AGGREGATION, FILTER, JOIN, GROUP_BY, WINDOW, SORT, or CONDITIONAL."""
 
-    description: Annotated[str | None, Field(description="A string representation of the transformation.")] = None
+    description: str | None = None
     """A string representation of the transformation."""
 
-    masking: Annotated[bool | None, Field(description="Whether the transformation masks the source data.")] = None
+    masking: bool | None = None
     """Whether the transformation masks the source data."""
 
 
@@ -724,51 +507,37 @@ class OutputDatasetFacet(BaseFacet):
 # The output dataset facet `outputStatistics`:
 # https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet
 class OutputStatisticsOutputDatasetFacet(OutputDatasetFacet):
-    rowCount: Annotated[int | None, Field(description="The number of rows written to the dataset")] = None
+    rowCount: int | None = None
     """The number of rows written to the dataset"""
 
-    size: Annotated[int | None, Field(description="The size in bytes written to the dataset")] = None
+    size: int | None = None
     """The size in bytes written to the dataset"""
 
-    fileCount: Annotated[int | None, Field(description="The number of files written to the dataset")] = None
+    fileCount: int | None = None
     """The number of files written to the dataset"""
 
 
 class OwnershipDatasetFacetOwner(OLRecord):
     __slots__ = ()
-    name: Annotated[
-        str,
-        Field(
-            description="the identifier of the owner of the Dataset. It is recommended to define this as a URN. For example application:foo, user:jdoe, team:data",
-            examples=["application:app_name"],
-        ),
-    ]
+    name: str
     """the identifier of the owner of the Dataset. It is recommended to define this as a URN. For example application:foo, user:jdoe, team:data"""
 
-    type: Annotated[str | None, Field(description="The type of ownership (optional)", examples=["MAINTAINER"])] = None
+    type: str | None = None
     """The type of ownership (optional)"""
 
 
 class OwnershipJobFacetOwner(OLRecord):
     __slots__ = ()
-    name: Annotated[
-        str,
-        Field(
-            description="the identifier of the owner of the Job. It is recommended to define this as a URN. For example application:foo, user:jdoe, team:data",
-            examples=["application:app_name"],
-        ),
-    ]
+    name: str
     """the identifier of the owner of the Job. It is recommended to define this as a URN. For example application:foo, user:jdoe, team:data"""
 
-    type: Annotated[str | None, Field(description="The type of ownership (optional)", examples=["MAINTAINER"])] = None
+    type: str | None = None
     """The type of ownership (optional)"""
 
 
 class PartitionSubsetConditionPartition(OLRecord):
     __slots__ = ()
-    identifier: Annotated[
-        str | None, Field(description="Optionally provided identifier of the partition specified")
-    ] = None
+    identifier: str | None = None
     """Optionally provided identifier of the partition specified"""
 
     dimensions: dict[str, Any]
@@ -794,173 +563,132 @@ class RunFacet(BaseFacet):
 class RunIdentifier(OLModel):
     """Used to store information about run (e.g., runId)."""
 
-    runId: Annotated[UUIDStr, Field(description="The globally unique ID of the run.")]
+    runId: UUIDStr
     """The globally unique ID of the run."""
 
 
 # The job facet `sql`: https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet
 class SQLJobFacet(JobFacet):
-    query: Annotated[str, Field(examples=["SELECT * FROM foo"])]
-    dialect: Annotated[str | None, Field(examples=["snowflake"])] = None
+    query: str
+    dialect: str | None = None
 
 
 class SchemaDatasetFacetFields(OLRecord):
     __slots__ = ()
-    name: Annotated[str, Field(description="The name of the field.", examples=["column1"])]
+    name: str
     """The name of the field."""
 
-    type: Annotated[str | None, Field(description="The type of the field.", examples=["VARCHAR|INT|..."])] = None
+    type: str | None = None
     """The type of the field."""
 
-    description: Annotated[str | None, Field(description="The description of the field.")] = None
+    description: str | None = None
     """The description of the field."""
 
-    ordinal_position: Annotated[
-        int | None, Field(description="The ordinal position of the field in the schema (1-indexed).", examples=[1])
-    ] = None
+    ordinal_position: int | None = None
     """The ordinal position of the field in the schema (1-indexed)."""
 
-    fields: "Annotated[list[SchemaDatasetFacetFields] | None, Field(description='Nested struct fields.')]" = None
+    fields: 'list[SchemaDatasetFacetFields] | None' = None
     """Nested struct fields."""
 
 
 # The job facet `sourceCode`:
 # https://openlineage.io/spec/facets/1-0-1/SourceCodeJobFacet.json#/$defs/SourceCodeJobFacet
 class SourceCodeJobFacet(JobFacet):
-    language: Annotated[str, Field(description="Language in which source code of this job was written.")]
+    language: str
     """Language in which source code of this job was written."""
 
-    sourceCode: Annotated[str, Field(description="Source code of this job.")]
+    sourceCode: str
     """Source code of this job."""
 
 
 # The job facet `sourceCodeLocation`:
 # https://openlineage.io/spec/facets/1-1-0/SourceCodeLocationJobFacet.json#/$defs/SourceCodeLocationJobFacet
 class SourceCodeLocationJobFacet(JobFacet):
-    type: Annotated[str, Field(description="the source control system", examples=["git|svn"])]
+    type: str
     """the source control system"""
 
-    url: Annotated[
-        URIStr,
-        Field(
-            description="the full http URL to locate the file",
-            examples=[
-                "https://github.com/MarquezProject/marquez-airflow-quickstart/blob/693e35482bc2e526ced2b5f9f76ef83dec6ec691/dags/dummy_example.py"
-            ],
-        ),
-    ]
+    url: URIStr
     """the full http URL to locate the file"""
 
-    repoUrl: Annotated[
-        str | None,
-        Field(
-            description="the URL to the repository",
-            examples=[
-                "git@github.com:{org}/{repo}.git or https://github.com/{org}/{repo}.git|svn://<your_ip>/<repository_name>"
-            ],
-        ),
-    ] = None
+    repoUrl: str | None = None
     """the URL to the repository"""
 
-    path: Annotated[
-        str | None, Field(description="the path in the repo containing the source files", examples=["path/to/my/dags"])
-    ] = None
+    path: str | None = None
     """the path in the repo containing the source files"""
 
-    version: Annotated[
-        str | None,
-        Field(
-            description="the current version deployed (not a branch name, the actual unique version)",
-            examples=["git: the git sha | Svn: the revision number"],
-        ),
-    ] = None
+    version: str | None = None
     """the current version deployed (not a branch name, the actual unique version)"""
 
-    tag: Annotated[str | None, Field(description="optional tag name")] = None
+    tag: str | None = None
     """optional tag name"""
 
-    branch: Annotated[str | None, Field(description="optional branch name")] = None
+    branch: str | None = None
     """optional branch name"""
 
-    pullRequestNumber: Annotated[
-        str | None,
-        Field(
-            description="optional pull request or merge request number associated with a CI run, populated from CI platform environment variables (e.g. GITHUB_REF, CI_MERGE_REQUEST_IID)",
-            examples=["42"],
-        ),
-    ] = None
+    pullRequestNumber: str | None = None
     """optional pull request or merge request number associated with a CI run, populated from CI platform environment variables (e.g. GITHUB_REF, CI_MERGE_REQUEST_IID)"""
 
 
 # The dataset facet `storage`:
 # https://openlineage.io/spec/facets/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet
 class StorageDatasetFacet(DatasetFacet):
-    storageLayer: Annotated[str, Field(description="Storage layer provider with allowed values: iceberg, delta.")]
+    storageLayer: str
     """Storage layer provider with allowed values: iceberg, delta."""
 
-    fileFormat: Annotated[
-        str | None, Field(description="File format with allowed values: parquet, orc, avro, json, csv, text, xml.")
-    ] = None
+    fileFormat: str | None = None
     """File format with allowed values: parquet, orc, avro, json, csv, text, xml."""
 
 
 class SymlinksDatasetFacetIdentifier(OLRecord):
     __slots__ = ()
-    namespace: Annotated[str, Field(description="The dataset namespace")]
+    namespace: str
     """The dataset namespace"""
 
-    name: Annotated[str, Field(description="The dataset name")]
+    name: str
     """The dataset name"""
 
-    type: Annotated[str, Field(description="Identifier type", examples=["table"])]
+    type: str
     """Identifier type"""
 
 
 class TagsDatasetFacetFields(OLRecord):
     __slots__ = ()
-    key: Annotated[str, Field(description="Key that identifies the tag", examples=["pii"])]
+    key: str
     """Key that identifies the tag"""
 
-    value: Annotated[str, Field(description="The value of the field", examples=["true|@user1|production"])]
+    value: str
     """The value of the field"""
 
-    source: Annotated[str | None, Field(description="The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.")] = (
+    source: str | None = (
         None
     )
     """The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc."""
 
-    field: Annotated[
-        str | None,
-        Field(description="Identifies the field in a dataset if a tag applies to one", examples=["email_address"]),
-    ] = None
+    field: str | None = None
     """Identifies the field in a dataset if a tag applies to one"""
 
 
 class TagsJobFacetFields(OLRecord):
     __slots__ = ()
-    key: Annotated[str, Field(description="Key that identifies the tag", examples=["pii"])]
+    key: str
     """Key that identifies the tag"""
 
-    value: Annotated[str, Field(description="The value of the field", examples=["true|@user1|production"])]
+    value: str
     """The value of the field"""
 
-    source: Annotated[
-        str | None, Field(description="The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.", examples=["SPARK"])
-    ] = None
+    source: str | None = None
     """The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc."""
 
 
 class TagsRunFacetFields(OLRecord):
     __slots__ = ()
-    key: Annotated[str, Field(description="Key that identifies the tag", examples=["pii"])]
+    key: str
     """Key that identifies the tag"""
 
-    value: Annotated[str, Field(description="The value of the field", examples=["true|@user1|production"])]
+    value: str
     """The value of the field"""
 
-    source: Annotated[
-        str | None, Field(description="The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.", examples=["SPARK"])
-    ] = None
+    source: str | None = None
     """The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc."""
 
 
@@ -968,78 +696,34 @@ class TestExecution(OLRecord):
     """A single test execution and its result."""
 
     __slots__ = ()
-    name: Annotated[str, Field(description="Name identifying the test.", examples=["assert_no_orphans"])]
+    name: str
     """Name identifying the test."""
 
-    status: Annotated[
-        str,
-        Field(
-            description="Whether the test found issues: 'pass' (no issues found), 'fail' (issues found), 'skip' (not executed). Independent of severity — a test can fail without blocking the pipeline when severity is 'warn'.",
-            examples=["pass"],
-        ),
-    ]
+    status: str
     """Whether the test found issues: 'pass' (no issues found), 'fail' (issues found), 'skip' (not executed). Independent of severity — a test can fail without blocking the pipeline when severity is 'warn'."""
 
-    severity: Annotated[
-        str | None,
-        Field(
-            description="The configured consequence of a test failure: 'error' (blocks pipeline execution) or 'warn' (produces a warning only, does not block). A test with severity 'warn' and status 'fail' means issues were found but execution continued.",
-            examples=["error"],
-        ),
-    ] = None
+    severity: str | None = None
     """The configured consequence of a test failure: 'error' (blocks pipeline execution) or 'warn' (produces a warning only, does not block). A test with severity 'warn' and status 'fail' means issues were found but execution continued."""
 
-    type: Annotated[
-        str | None,
-        Field(
-            description="Classification of the test, e.g. 'not_null', 'unique', 'row_count', 'freshness', 'custom_sql'.",
-            examples=["not_null"],
-        ),
-    ] = None
+    type: str | None = None
     """Classification of the test, e.g. 'not_null', 'unique', 'row_count', 'freshness', 'custom_sql'."""
 
-    description: Annotated[
-        str | None,
-        Field(
-            description="Human-readable description of what the test checks.",
-            examples=["Ensures all order IDs are unique across the table."],
-        ),
-    ] = None
+    description: str | None = None
     """Human-readable description of what the test checks."""
 
-    expected: Annotated[
-        str | None,
-        Field(description="The expected value or threshold for the test, serialized as a string.", examples=["1000"]),
-    ] = None
+    expected: str | None = None
     """The expected value or threshold for the test, serialized as a string."""
 
-    actual: Annotated[
-        str | None,
-        Field(description="The actual value observed during the test, serialized as a string.", examples=["999"]),
-    ] = None
+    actual: str | None = None
     """The actual value observed during the test, serialized as a string."""
 
-    content: Annotated[
-        str | None,
-        Field(
-            description="The test body, e.g. a SQL query or expression.",
-            examples=["SELECT COUNT(*) FROM orders WHERE amount < 0"],
-        ),
-    ] = None
+    content: str | None = None
     """The test body, e.g. a SQL query or expression."""
 
-    contentType: Annotated[
-        str | None,
-        Field(
-            description="The format of the content field, allowing consumers to interpret or filter test content. Common values include 'sql', 'json', 'expression'.",
-            examples=["sql"],
-        ),
-    ] = None
+    contentType: str | None = None
     """The format of the content field, allowing consumers to interpret or filter test content. Common values include 'sql', 'json', 'expression'."""
 
-    params: Annotated[
-        dict[str, Any] | None, Field(description="Arbitrary key-value pairs for check-specific inputs.")
-    ] = None
+    params: dict[str, Any] | None = None
     """Arbitrary key-value pairs for check-specific inputs."""
 
 
@@ -1048,54 +732,32 @@ class TestRunFacet(RunFacet):
     """Results of test executions associated with this run, capturing test outcomes and
     configured severities independently of dataset attribution."""
 
-    tests: Annotated[list[TestExecution], Field(description="List of test executions and their results.")]
+    tests: list[TestExecution]
     """List of test executions and their results."""
 
 
 # The dataset facet `catalog`:
 # https://openlineage.io/spec/facets/1-1-0/CatalogDatasetFacet.json#/$defs/CatalogDatasetFacet
 class CatalogDatasetFacet(DatasetFacet):
-    framework: Annotated[
-        str,
-        Field(
-            description="The storage framework for which the catalog is configured", examples=["iceberg, delta, hive"]
-        ),
-    ]
+    framework: str
     """The storage framework for which the catalog is configured"""
 
-    type: Annotated[str, Field(description="Type of the catalog.", examples=["jdbc, glue, polaris"])]
+    type: str
     """Type of the catalog."""
 
-    name: Annotated[
-        str,
-        Field(description="Name of the catalog, as configured in the source system.", examples=["my_iceberg_catalog"]),
-    ]
+    name: str
     """Name of the catalog, as configured in the source system."""
 
-    metadataUri: Annotated[
-        str | None,
-        Field(
-            description="URI or connection string to the catalog, if applicable.",
-            examples=["jdbc:mysql://host:3306/iceberg_database"],
-        ),
-    ] = None
+    metadataUri: str | None = None
     """URI or connection string to the catalog, if applicable."""
 
-    warehouseUri: Annotated[
-        str | None,
-        Field(
-            description="URI or connection string to the physical location of the data that the catalog describes.",
-            examples=["s3://bucket/path/to/iceberg/warehouse"],
-        ),
-    ] = None
+    warehouseUri: str | None = None
     """URI or connection string to the physical location of the data that the catalog describes."""
 
-    source: Annotated[
-        str | None, Field(description="Source system where the catalog is configured.", examples=["spark, flink, hive"])
-    ] = None
+    source: str | None = None
     """Source system where the catalog is configured."""
 
-    catalogProperties: Annotated[dict[str, str] | None, Field(description="Additional catalog properties")] = None
+    catalogProperties: dict[str, str] | None = None
     """Additional catalog properties"""
 
 
@@ -1103,13 +765,7 @@ class CompareSubsetCondition(OLModel):
     type: Literal["compare"]
     left: FieldBaseCompareExpression | LiteralCompareExpression
     right: FieldBaseCompareExpression | LiteralCompareExpression
-    comparison: Annotated[
-        str,
-        Field(
-            description="Allowed values: 'EQUAL', 'GREATER_THAN', 'GREATER_EQUAL_THAN', 'LESS_THAN', 'LESS_EQUAL_THAN'",
-            examples=["EQUAL"],
-        ),
-    ]
+    comparison: str
     """Allowed values: 'EQUAL', 'GREATER_THAN', 'GREATER_EQUAL_THAN', 'LESS_THAN', 'LESS_EQUAL_THAN'"""
 
 
@@ -1124,141 +780,95 @@ class DataQualityAssertionsDatasetFacet(InputDatasetFacet):
 # The dataset facet `dataQualityMetrics`:
 # https://openlineage.io/spec/facets/1-0-0/DataQualityMetricsDatasetFacet.json#/$defs/DataQualityMetricsDatasetFacet
 class DataQualityMetricsDatasetFacet(DatasetFacet):
-    rowCount: Annotated[int | None, Field(description="The number of rows evaluated")] = None
+    rowCount: int | None = None
     """The number of rows evaluated"""
 
-    bytes: Annotated[int | None, Field(description="The size in bytes")] = None
+    bytes: int | None = None
     """The size in bytes"""
 
-    fileCount: Annotated[int | None, Field(description="The number of files evaluated")] = None
+    fileCount: int | None = None
     """The number of files evaluated"""
 
-    lastUpdated: Annotated[OptionalDateTimeStr, Field(description="The last time the dataset was changed")] = NOT_SENT
+    lastUpdated: OptionalDateTimeStr = NOT_SENT
     """The last time the dataset was changed"""
 
-    columnMetrics: Annotated[
-        dict[str, DataQualityMetricsDatasetFacetColumnMetrics], Field(description="The property key is the column name")
-    ]
+    columnMetrics: dict[str, DataQualityMetricsDatasetFacetColumnMetrics]
     """The property key is the column name"""
 
 
 # The input dataset facet `dataQualityMetrics`:
 # https://openlineage.io/spec/facets/1-0-3/DataQualityMetricsInputDatasetFacet.json#/$defs/DataQualityMetricsInputDatasetFacet
 class DataQualityMetricsInputDatasetFacet(InputDatasetFacet):
-    rowCount: Annotated[int | None, Field(description="The number of rows evaluated")] = None
+    rowCount: int | None = None
     """The number of rows evaluated"""
 
-    bytes: Annotated[int | None, Field(description="The size in bytes")] = None
+    bytes: int | None = None
     """The size in bytes"""
 
-    fileCount: Annotated[int | None, Field(description="The number of files evaluated")] = None
+    fileCount: int | None = None
     """The number of files evaluated"""
 
-    lastUpdated: Annotated[OptionalDateTimeStr, Field(description="The last time the dataset was changed")] = NOT_SENT
+    lastUpdated: OptionalDateTimeStr = NOT_SENT
     """The last time the dataset was changed"""
 
-    columnMetrics: Annotated[
-        dict[str, DataQualityMetricsInputDatasetFacetColumnMetrics],
-        Field(description="The property key is the column name"),
-    ]
+    columnMetrics: dict[str, DataQualityMetricsInputDatasetFacetColumnMetrics]
     """The property key is the column name"""
 
 
 # The job facet `documentation`:
 # https://openlineage.io/spec/facets/1-1-0/DocumentationJobFacet.json#/$defs/DocumentationJobFacet
 class DocumentationJobFacet(JobFacet):
-    description: Annotated[str, Field(description="The description of the job.")]
+    description: str
     """The description of the job."""
 
-    contentType: Annotated[
-        str | None,
-        Field(description="MIME type of the description field content.", examples=["application/json, text/markdown"]),
-    ] = None
+    contentType: str | None = None
     """MIME type of the description field content."""
 
 
 # The run facet `environmentVariables`:
 # https://openlineage.io/spec/facets/1-0-0/EnvironmentVariablesRunFacet.json#/$defs/EnvironmentVariablesRunFacet
 class EnvironmentVariablesRunFacet(RunFacet):
-    environmentVariables: Annotated[
-        list[EnvironmentVariable], Field(description="The environment variables for the run.")
-    ]
+    environmentVariables: list[EnvironmentVariable]
     """The environment variables for the run."""
 
 
 # The run facet `errorMessage`:
 # https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet
 class ErrorMessageRunFacet(RunFacet):
-    message: Annotated[
-        str,
-        Field(
-            description="A human-readable string representing error message generated by observed system",
-            examples=[
-                "org.apache.spark.sql.AnalysisException: Table or view not found: wrong_table_name; line 1 pos 14"
-            ],
-        ),
-    ]
+    message: str
     """A human-readable string representing error message generated by observed system"""
 
-    programmingLanguage: Annotated[
-        str, Field(description="Programming language the observed system uses.", examples=["JAVA"])
-    ]
+    programmingLanguage: str
     """Programming language the observed system uses."""
 
-    stackTrace: Annotated[
-        str | None,
-        Field(
-            description="A language-specific stack trace generated by observed system",
-            examples=[
-                'Exception in thread "main" java.lang.RuntimeException: A test exception\nat io.openlineage.SomeClass.method(SomeClass.java:13)\nat io.openlineage.SomeClass.anotherMethod(SomeClass.java:9)'
-            ],
-        ),
-    ] = None
+    stackTrace: str | None = None
     """A language-specific stack trace generated by observed system"""
 
 
 # The run facet `executionParameters`:
 # https://openlineage.io/spec/facets/1-0-0/ExecutionParametersRunFacet.json#/$defs/ExecutionParametersRunFacet
 class ExecutionParametersRunFacet(RunFacet):
-    parameters: Annotated[
-        list[ExecutionParameter] | None, Field(description="The parameters passed to the Job at runtime")
-    ] = None
+    parameters: list[ExecutionParameter] | None = None
     """The parameters passed to the Job at runtime"""
 
 
 # The run facet `externalQuery`:
 # https://openlineage.io/spec/facets/1-0-2/ExternalQueryRunFacet.json#/$defs/ExternalQueryRunFacet
 class ExternalQueryRunFacet(RunFacet):
-    externalQueryId: Annotated[
-        str,
-        Field(
-            description="Identifier for the external system",
-            examples=["my-project-1234:US.bquijob_123x456_123y123z123c"],
-        ),
-    ]
+    externalQueryId: str
     """Identifier for the external system"""
 
-    source: Annotated[str, Field(description="source of the external query", examples=["bigquery"])]
+    source: str
     """source of the external query"""
 
 
 # The run facet `extractionError`:
 # https://openlineage.io/spec/facets/1-1-2/ExtractionErrorRunFacet.json#/$defs/ExtractionErrorRunFacet
 class ExtractionErrorRunFacet(RunFacet):
-    totalTasks: Annotated[
-        int,
-        Field(
-            description="The number of distinguishable tasks in a run that were processed by OpenLineage, whether successfully or not. Those could be, for example, distinct SQL statements."
-        ),
-    ]
+    totalTasks: int
     """The number of distinguishable tasks in a run that were processed by OpenLineage, whether successfully or not. Those could be, for example, distinct SQL statements."""
 
-    failedTasks: Annotated[
-        int,
-        Field(
-            description="The number of distinguishable tasks in a run that were processed not successfully by OpenLineage. Those could be, for example, distinct SQL statements."
-        ),
-    ]
+    failedTasks: int
     """The number of distinguishable tasks in a run that were processed not successfully by OpenLineage. Those could be, for example, distinct SQL statements."""
 
     errors: list[ExtractionErrorRunFacetError]
@@ -1267,137 +877,79 @@ class ExtractionErrorRunFacet(RunFacet):
 # The job facet `gcp_composer_job`:
 # https://openlineage.io/spec/facets/1-0-0/GcpComposerJobFacet.json#/$defs/GcpComposerJobFacet
 class GcpComposerJobFacet(JobFacet):
-    environmentName: Annotated[str, Field(description="Cloud Composer Environment name")]
+    environmentName: str
     """Cloud Composer Environment name"""
 
-    dagId: Annotated[str, Field(description="The id of the DAG")]
+    dagId: str
     """The id of the DAG"""
 
-    operator: Annotated[
-        str | None,
-        Field(description="Operator class name. Only present for tasks, not for DAGs. For example `PythonOperator`"),
-    ] = None
+    operator: str | None = None
     """Operator class name. Only present for tasks, not for DAGs. For example `PythonOperator`"""
 
-    taskId: Annotated[str | None, Field(description="The id of the task. Only present for tasks, not for DAGs")] = None
+    taskId: str | None = None
     """The id of the task. Only present for tasks, not for DAGs"""
 
-    airflowVersion: Annotated[str, Field(description="Version of Airflow, suffixed by `+composer`")]
+    airflowVersion: str
     """Version of Airflow, suffixed by `+composer`"""
 
-    composerVersion: Annotated[str, Field(description="Version of the Cloud Composer environment")]
+    composerVersion: str
     """Version of the Cloud Composer environment"""
 
 
 # The run facet `gcp_composer_run`:
 # https://openlineage.io/spec/facets/1-0-0/GcpComposerRunFacet.json#/$defs/GcpComposerRunFacet
 class GcpComposerRunFacet(RunFacet):
-    dagRunId: Annotated[str, Field(description="The id of the DAG run")]
+    dagRunId: str
     """The id of the DAG run"""
 
 
 # The run facet `gcp_dataproc`:
 # https://openlineage.io/spec/facets/1-0-0/GcpDataprocRunFacet.json#/$defs/GcpDataprocRunFacet
 class GcpDataprocRunFacet(RunFacet):
-    appId: Annotated[
-        str,
-        Field(
-            description="Application ID set by the resource manager. For spark jobs, it is set in the spark configuration of the current context."
-        ),
-    ]
+    appId: str
     """Application ID set by the resource manager. For spark jobs, it is set in the spark configuration of the current context."""
 
-    appName: Annotated[
-        str,
-        Field(
-            description="App name which may be provided by the user, or some default is used by the resource manager. For spark jobs, it is set in the spark configuration of the current context."
-        ),
-    ]
+    appName: str
     """App name which may be provided by the user, or some default is used by the resource manager. For spark jobs, it is set in the spark configuration of the current context."""
 
-    batchId: Annotated[
-        str | None, Field(description="Populated only for Dataproc serverless batches. The resource id of the batch.")
-    ] = None
+    batchId: str | None = None
     """Populated only for Dataproc serverless batches. The resource id of the batch."""
 
-    batchUuid: Annotated[
-        str | None,
-        Field(
-            description="Populated only for Dataproc serverless batches. A UUID generated by the service when it creates the batch."
-        ),
-    ] = None
+    batchUuid: str | None = None
     """Populated only for Dataproc serverless batches. A UUID generated by the service when it creates the batch."""
 
-    clusterName: Annotated[
-        str | None,
-        Field(
-            description="Populated only for Dataproc GCE workloads. The cluster name is unique within a GCP project."
-        ),
-    ] = None
+    clusterName: str | None = None
     """Populated only for Dataproc GCE workloads. The cluster name is unique within a GCP project."""
 
-    clusterUuid: Annotated[
-        str | None,
-        Field(
-            description="Populated only for Dataproc GCE workloads. A UUID generated by the service at the time of cluster creation."
-        ),
-    ] = None
+    clusterUuid: str | None = None
     """Populated only for Dataproc GCE workloads. A UUID generated by the service at the time of cluster creation."""
 
-    jobId: Annotated[
-        str | None,
-        Field(
-            description="Populated only for Dataproc GCE workloads. If not specified by the user, the job ID will be provided by the service."
-        ),
-    ] = None
+    jobId: str | None = None
     """Populated only for Dataproc GCE workloads. If not specified by the user, the job ID will be provided by the service."""
 
-    jobUuid: Annotated[
-        str | None,
-        Field(
-            description="Populated only for Dataproc GCE workloads. A UUID that uniquely identifies a job within the project over time."
-        ),
-    ] = None
+    jobUuid: str | None = None
     """Populated only for Dataproc GCE workloads. A UUID that uniquely identifies a job within the project over time."""
 
-    projectId: Annotated[str, Field(description="The GCP project ID that the resource belongs to.")]
+    projectId: str
     """The GCP project ID that the resource belongs to."""
 
-    queryNodeName: Annotated[
-        str | None,
-        Field(
-            description="The name of the query node in the executed Spark Plan. Often used to describe the command being executed."
-        ),
-    ] = None
+    queryNodeName: str | None = None
     """The name of the query node in the executed Spark Plan. Often used to describe the command being executed."""
 
-    jobType: Annotated[
-        str | None,
-        Field(description="Identifies whether the process is a job (on a Dataproc cluster), a batch or a session."),
-    ] = None
+    jobType: str | None = None
     """Identifies whether the process is a job (on a Dataproc cluster), a batch or a session."""
 
-    sessionId: Annotated[
-        str | None,
-        Field(
-            description="Populated only for Dataproc serverless interactive sessions. The resource id of the session, used for URL generation."
-        ),
-    ] = None
+    sessionId: str | None = None
     """Populated only for Dataproc serverless interactive sessions. The resource id of the session, used for URL generation."""
 
-    sessionUuid: Annotated[
-        str | None,
-        Field(
-            description="Populated only for Dataproc serverless interactive sessions. A UUID generated by the service when it creates the session."
-        ),
-    ] = None
+    sessionUuid: str | None = None
     """Populated only for Dataproc serverless interactive sessions. A UUID generated by the service when it creates the session."""
 
 
 # The job facet `gcp_lineage`:
 # https://openlineage.io/spec/facets/1-0-0/GcpLineageJobFacet.json#/$defs/GcpLineageJobFacet
 class GcpLineageJobFacet(JobFacet):
-    displayName: Annotated[str | None, Field(description="The name of the job to be used on UI")] = None
+    displayName: str | None = None
     """The name of the job to be used on UI"""
 
     origin: GcpLineageJobFacetOrigin | None = None
@@ -1406,25 +958,20 @@ class GcpLineageJobFacet(JobFacet):
 # The dataset facet `hierarchy`:
 # https://openlineage.io/spec/facets/1-0-0/HierarchyDatasetFacet.json#/$defs/HierarchyDatasetFacet
 class HierarchyDatasetFacet(DatasetFacet):
-    hierarchy: Annotated[
-        list[HierarchyDatasetFacetLevel],
-        Field(
-            description="Dataset hierarchy levels (e.g. DATABASE -> SCHEMA -> TABLE), from highest to lowest level. The order is important"
-        ),
-    ]
+    hierarchy: list[HierarchyDatasetFacetLevel]
     """Dataset hierarchy levels (e.g. DATABASE -> SCHEMA -> TABLE), from highest to lowest level. The order is important"""
 
 
 # The output dataset facet `icebergCommitReport`:
 # https://openlineage.io/spec/facets/1-0-2/IcebergCommitReportOutputDatasetFacet.json#/$defs/IcebergCommitReportOutputDatasetFacet
 class IcebergCommitReportOutputDatasetFacet(OutputDatasetFacet):
-    snapshotId: Annotated[float | None, Field(description="Snapshot ID of the iceberg table")] = None
+    snapshotId: float | None = None
     """Snapshot ID of the iceberg table"""
 
-    sequenceNumber: Annotated[float | None, Field(description="Sequence number of the iceberg table")] = None
+    sequenceNumber: float | None = None
     """Sequence number of the iceberg table"""
 
-    operation: Annotated[str | None, Field(description="Operation that was performed on the iceberg table")] = None
+    operation: str | None = None
     """Operation that was performed on the iceberg table"""
 
     commitMetrics: IcebergCommitReportOutputDatasetFacetCommitMetrics | None = None
@@ -1434,18 +981,16 @@ class IcebergCommitReportOutputDatasetFacet(OutputDatasetFacet):
 # The input dataset facet `icebergScanReport`:
 # https://openlineage.io/spec/facets/1-0-1/IcebergScanReportInputDatasetFacet.json#/$defs/IcebergScanReportInputDatasetFacet
 class IcebergScanReportInputDatasetFacet(InputDatasetFacet):
-    snapshotId: Annotated[float | None, Field(description="Snapshot ID of the iceberg table")] = None
+    snapshotId: float | None = None
     """Snapshot ID of the iceberg table"""
 
-    filterDescription: Annotated[str | None, Field(description="Filter used to scan the iceberg table")] = None
+    filterDescription: str | None = None
     """Filter used to scan the iceberg table"""
 
-    schemaId: Annotated[float | None, Field(description="Schema ID of the iceberg table")] = None
+    schemaId: float | None = None
     """Schema ID of the iceberg table"""
 
-    projectedFieldNames: Annotated[
-        list[str] | None, Field(description="List of field names that are projected from the iceberg table")
-    ] = None
+    projectedFieldNames: list[str] | None = None
     """List of field names that are projected from the iceberg table"""
 
     scanMetrics: IcebergScanReportInputDatasetFacetScanMetrics | None = None
@@ -1459,13 +1004,13 @@ class InputField(OLRecord):
     model_config = ConfigDict(
         extra="allow",
     )
-    namespace: Annotated[str, Field(description="The input dataset namespace")]
+    namespace: str
     """The input dataset namespace"""
 
-    name: Annotated[str, Field(description="The input dataset name")]
+    name: str
     """The input dataset name"""
 
-    field: Annotated[str, Field(description="The input field")]
+    field: str
     """The input field"""
 
     transformations: list[InputFieldTransformation] | None = None
@@ -1480,106 +1025,58 @@ class JobDependency(OLRecord):
     )
     job: JobIdentifier
     run: RunIdentifier | None = None
-    dependency_type: Annotated[
-        str | None,
-        Field(
-            description="Used to describe whether the upstream job directly triggers the downstream job, or whether the dependency is implicit (e.g. time-based).",
-            examples=["DIRECT_INVOCATION|IMPLICIT_DEPENDENCY"],
-        ),
-    ] = None
+    dependency_type: str | None = None
     """Used to describe whether the upstream job directly triggers the downstream job, or whether the dependency is implicit (e.g. time-based)."""
 
-    sequence_trigger_rule: Annotated[
-        str | None,
-        Field(
-            description="Used to describe the exact sequence condition on which the downstream job can be executed (FINISH_TO_START - downstream job can start when upstream finished; FINISH_TO_FINISH - job executions can overlap, but need to finish in specified order; START_TO_START - jobs need to start at the same time in parallel).",
-            examples=["FINISH_TO_START|FINISH_TO_FINISH|START_TO_START"],
-        ),
-    ] = None
+    sequence_trigger_rule: str | None = None
     """Used to describe the exact sequence condition on which the downstream job can be executed (FINISH_TO_START - downstream job can start when upstream finished; FINISH_TO_FINISH - job executions can overlap, but need to finish in specified order; START_TO_START - jobs need to start at the same time in parallel)."""
 
-    status_trigger_rule: Annotated[
-        str | None,
-        Field(
-            description="Used to describe if the downstream job should be run based on the status of the upstream job.",
-            examples=["EXECUTE_EVERY_TIME|EXECUTE_ON_SUCCESS|EXECUTE_ON_FAILURE"],
-        ),
-    ] = None
+    status_trigger_rule: str | None = None
     """Used to describe if the downstream job should be run based on the status of the upstream job."""
 
 
 # The job facet `jobType`:
 # https://openlineage.io/spec/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet
 class JobTypeJobFacet(JobFacet):
-    processingType: Annotated[
-        str,
-        Field(
-            description="Job processing type: BATCH (finite jobs with clear start/end), STREAMING (continuous jobs processing data streams), or SERVICE (continuous long-running services). BATCH jobs are finite and emit START/COMPLETE/FAIL/ABORT events. STREAMING and SERVICE jobs are continuous with no natural completion point.",
-            examples=["BATCH"],
-        ),
-    ]
+    processingType: str
     """Job processing type: BATCH (finite jobs with clear start/end), STREAMING (continuous jobs processing data streams), or SERVICE (continuous long-running services). BATCH jobs are finite and emit START/COMPLETE/FAIL/ABORT events. STREAMING and SERVICE jobs are continuous with no natural completion point."""
 
-    integration: Annotated[
-        str,
-        Field(
-            description="OpenLineage integration type of this job: for example SPARK|DBT|AIRFLOW|FLINK",
-            examples=["SPARK"],
-        ),
-    ]
+    integration: str
     """OpenLineage integration type of this job: for example SPARK|DBT|AIRFLOW|FLINK"""
 
-    jobType: Annotated[
-        str | None,
-        Field(
-            description="Run type, for example: QUERY|COMMAND|DAG|TASK|JOB|MODEL. This is an integration-specific field.",
-            examples=["QUERY"],
-        ),
-    ] = None
+    jobType: str | None = None
     """Run type, for example: QUERY|COMMAND|DAG|TASK|JOB|MODEL. This is an integration-specific field."""
 
-    emissionPattern: Annotated[
-        JobTypeJobFacetEmissionPattern | None, Field(description="Describes how and what the job emits in its events")
-    ] = None
+    emissionPattern: JobTypeJobFacetEmissionPattern | None = None
     """Describes how and what the job emits in its events"""
 
 
 # The dataset facet `lifecycleStateChange`:
 # https://openlineage.io/spec/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet
 class LifecycleStateChangeDatasetFacet(DatasetFacet):
-    lifecycleStateChange: Annotated[LifecycleStateChange, Field(description="The lifecycle state change.")]
+    lifecycleStateChange: LifecycleStateChange
     """The lifecycle state change."""
 
-    previousIdentifier: Annotated[
-        LifecycleStateChangeDatasetFacetPreviousIdentifier | None,
-        Field(description="Previous name of the dataset in case of renaming it."),
-    ] = None
+    previousIdentifier: LifecycleStateChangeDatasetFacetPreviousIdentifier | None = None
     """Previous name of the dataset in case of renaming it."""
 
 
 class LineageDatasetInput(OLModel):
     """A source dataset that feeds data into a lineage target."""
 
-    namespace: Annotated[str, Field(description="The namespace of the source dataset.")]
+    namespace: str
     """The namespace of the source dataset."""
 
-    name: Annotated[str, Field(description="The name of the source dataset.")]
+    name: str
     """The name of the source dataset."""
 
-    type: Annotated[Literal["DATASET"], Field(description="The source entity type. Must be DATASET.")]
+    type: Literal["DATASET"]
     """The source entity type. Must be DATASET."""
 
-    field: Annotated[
-        str | None,
-        Field(
-            description="The source field. At entity level it represents a dataset-wide dependency; at field level it identifies the source field."
-        ),
-    ] = None
+    field: str | None = None
     """The source field. At entity level it represents a dataset-wide dependency; at field level it identifies the source field."""
 
-    transformations: Annotated[
-        list[LineageTransformation] | None, Field(description="Transformations applied to the source data.")
-    ] = None
+    transformations: list[LineageTransformation] | None = None
     """Transformations applied to the source data."""
 
 
@@ -1587,66 +1084,43 @@ class LineageJobInput(OLModel):
     """A source job that feeds data into a lineage target. Without namespace and name, the
     source is the event's own job."""
 
-    namespace: Annotated[
-        str | None,
-        Field(description="The namespace of the source job. Omit together with name to refer to the event's own job."),
-    ] = None
+    namespace: str | None = None
     """The namespace of the source job. Omit together with name to refer to the event's own job."""
 
-    name: Annotated[
-        str | None,
-        Field(description="The name of the source job. Omit together with namespace to refer to the event's own job."),
-    ] = None
+    name: str | None = None
     """The name of the source job. Omit together with namespace to refer to the event's own job."""
 
-    type: Annotated[Literal["JOB"], Field(description="The source entity type. Must be JOB.")]
+    type: Literal["JOB"]
     """The source entity type. Must be JOB."""
 
-    runId: Annotated[
-        OptionalUUIDStr, Field(description="The source job run when the relationship is tied to a specific execution.")
-    ] = NOT_SENT
+    runId: OptionalUUIDStr = NOT_SENT
     """The source job run when the relationship is tied to a specific execution."""
 
-    transformations: Annotated[
-        list[LineageTransformation] | None,
-        Field(description="Transformations applied by the source job to produce the data."),
-    ] = None
+    transformations: list[LineageTransformation] | None = None
     """Transformations applied by the source job to produce the data."""
 
 
 # The run facet `nominalTime`:
 # https://openlineage.io/spec/facets/1-0-1/NominalTimeRunFacet.json#/$defs/NominalTimeRunFacet
 class NominalTimeRunFacet(RunFacet):
-    nominalStartTime: Annotated[
-        DateTimeStr,
-        Field(
-            description="An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal start time (included) of the run. AKA the schedule time",
-            examples=["2020-12-17T03:00:00.000Z"],
-        ),
-    ]
+    nominalStartTime: DateTimeStr
     """An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal start time (included) of the run. AKA the schedule time"""
 
-    nominalEndTime: Annotated[
-        OptionalDateTimeStr,
-        Field(
-            description="An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal end time (excluded) of the run. (Should be the nominal start time of the next run)",
-            examples=["2020-12-17T04:00:00.000Z"],
-        ),
-    ] = NOT_SENT
+    nominalEndTime: OptionalDateTimeStr = NOT_SENT
     """An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal end time (excluded) of the run. (Should be the nominal start time of the next run)"""
 
 
 # The dataset facet `ownership`:
 # https://openlineage.io/spec/facets/1-0-1/OwnershipDatasetFacet.json#/$defs/OwnershipDatasetFacet
 class OwnershipDatasetFacet(DatasetFacet):
-    owners: Annotated[list[OwnershipDatasetFacetOwner] | None, Field(description="The owners of the dataset.")] = None
+    owners: list[OwnershipDatasetFacetOwner] | None = None
     """The owners of the dataset."""
 
 
 # The job facet `ownership`:
 # https://openlineage.io/spec/facets/1-0-1/OwnershipJobFacet.json#/$defs/OwnershipJobFacet
 class OwnershipJobFacet(JobFacet):
-    owners: Annotated[list[OwnershipJobFacetOwner] | None, Field(description="The owners of the job.")] = None
+    owners: list[OwnershipJobFacetOwner] | None = None
     """The owners of the job."""
 
 
@@ -1658,30 +1132,20 @@ class PartitionSubsetCondition(OLModel):
 # The run facet `processing_engine`:
 # https://openlineage.io/spec/facets/1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet
 class ProcessingEngineRunFacet(RunFacet):
-    version: Annotated[
-        str, Field(description="Processing engine version. Might be Airflow or Spark version.", examples=["2.5.0"])
-    ]
+    version: str
     """Processing engine version. Might be Airflow or Spark version."""
 
-    name: Annotated[
-        str | None, Field(description="Processing engine name, e.g. Airflow or Spark", examples=["Airflow"])
-    ] = None
+    name: str | None = None
     """Processing engine name, e.g. Airflow or Spark"""
 
-    openlineageAdapterVersion: Annotated[
-        str | None,
-        Field(
-            description="OpenLineage adapter package version. Might be e.g. OpenLineage Airflow integration package version",
-            examples=["0.19.0"],
-        ),
-    ] = None
+    openlineageAdapterVersion: str | None = None
     """OpenLineage adapter package version. Might be e.g. OpenLineage Airflow integration package version"""
 
 
 # The dataset facet `schema`:
 # https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet
 class SchemaDatasetFacet(DatasetFacet):
-    fields: Annotated[list[SchemaDatasetFacetFields] | None, Field(description="The fields of the data source.")] = None
+    fields: list[SchemaDatasetFacetFields] | None = None
     """The fields of the data source."""
 
 
@@ -1694,7 +1158,7 @@ class SymlinksDatasetFacet(DatasetFacet):
 # The dataset facet `tags`:
 # https://openlineage.io/spec/facets/1-0-0/TagsDatasetFacet.json#/$defs/TagsDatasetFacet
 class TagsDatasetFacet(DatasetFacet):
-    tags: Annotated[list[TagsDatasetFacetFields] | None, Field(description="The tags applied to the dataset facet")] = (
+    tags: list[TagsDatasetFacetFields] | None = (
         None
     )
     """The tags applied to the dataset facet"""
@@ -1702,13 +1166,13 @@ class TagsDatasetFacet(DatasetFacet):
 
 # The job facet `tags`: https://openlineage.io/spec/facets/1-0-0/TagsJobFacet.json#/$defs/TagsJobFacet
 class TagsJobFacet(JobFacet):
-    tags: Annotated[list[TagsJobFacetFields] | None, Field(description="The tags applied to the job facet")] = None
+    tags: list[TagsJobFacetFields] | None = None
     """The tags applied to the job facet"""
 
 
 # The run facet `tags`: https://openlineage.io/spec/facets/1-0-0/TagsRunFacet.json#/$defs/TagsRunFacet
 class TagsRunFacet(RunFacet):
-    tags: Annotated[list[TagsRunFacetFields] | None, Field(description="The tags applied to the run facet")] = None
+    tags: list[TagsRunFacetFields] | None = None
     """The tags applied to the run facet"""
 
 
@@ -1718,18 +1182,10 @@ class ColumnLineageDatasetFacetFields(OLRecord):
         extra="allow",
     )
     inputFields: list[InputField]
-    transformationDescription: Annotated[
-        str | None, Field(deprecated=True, description="a string representation of the transformation applied")
-    ] = None
+    transformationDescription: Annotated[str | None, Field(deprecated=True)] = None
     """a string representation of the transformation applied"""
 
-    transformationType: Annotated[
-        str | None,
-        Field(
-            deprecated=True,
-            description="IDENTITY|MASKED reflects a clearly defined behavior. IDENTITY: exact same as input; MASKED: no original data available (like a hash of PII for example)",
-        ),
-    ] = None
+    transformationType: Annotated[str | None, Field(deprecated=True)] = None
     """IDENTITY|MASKED reflects a clearly defined behavior. IDENTITY: exact same as input; MASKED: no original data available (like a hash of PII for example)"""
 
 
@@ -1739,33 +1195,20 @@ class JobDependenciesRunFacet(RunFacet):
     """Maps execution dependencies (control flow relationships) between upstream and
     downstream job runs"""
 
-    upstream: Annotated[
-        list[JobDependency] | None, Field(description="Job runs that must complete before the current run can start.")
-    ] = None
+    upstream: list[JobDependency] | None = None
     """Job runs that must complete before the current run can start."""
 
-    downstream: Annotated[
-        list[JobDependency] | None, Field(description="Job runs that will start after completion of the current run.")
-    ] = None
+    downstream: list[JobDependency] | None = None
     """Job runs that will start after completion of the current run."""
 
-    trigger_rule: Annotated[
-        str | None,
-        Field(
-            description="Specifies the condition under which this job will run based on the status of upstream jobs.",
-            examples=["ALL_SUCCESS|ALL_DONE|ONE_SUCCESS|NONE_FAILED"],
-        ),
-    ] = None
+    trigger_rule: str | None = None
     """Specifies the condition under which this job will run based on the status of upstream jobs."""
 
 
 class LineageInput(OLRootModel):
     """A source dataset or job in an explicit lineage relationship."""
 
-    root: Annotated[
-        LineageDatasetInput | LineageJobInput,
-        Field(description="A source dataset or job in an explicit lineage relationship."),
-    ]
+    root: LineageDatasetInput | LineageJobInput
     """A source dataset or job in an explicit lineage relationship."""
 
 
@@ -1773,45 +1216,29 @@ class LineageJobEntry(OLModel):
     """Describes data flowing into a target job. Without namespace and name, the target is
     the event's own job."""
 
-    namespace: Annotated[
-        str | None,
-        Field(description="The namespace of the target job. Omit together with name to refer to the event's own job."),
-    ] = None
+    namespace: str | None = None
     """The namespace of the target job. Omit together with name to refer to the event's own job."""
 
-    name: Annotated[
-        str | None,
-        Field(description="The name of the target job. Omit together with namespace to refer to the event's own job."),
-    ] = None
+    name: str | None = None
     """The name of the target job. Omit together with namespace to refer to the event's own job."""
 
-    type: Annotated[Literal["JOB"], Field(description="The target entity type. Must be JOB.")]
+    type: Literal["JOB"]
     """The target entity type. Must be JOB."""
 
-    runId: Annotated[
-        OptionalUUIDStr, Field(description="The target job run when the relationship is tied to a specific execution.")
-    ] = NOT_SENT
+    runId: OptionalUUIDStr = NOT_SENT
     """The target job run when the relationship is tied to a specific execution."""
 
-    inputs: Annotated[list[LineageInput] | None, Field(description="Source inputs feeding this target job.")] = None
+    inputs: list[LineageInput] | None = None
     """Source inputs feeding this target job."""
 
 
 # The dataset facet `columnLineage`:
 # https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet
 class ColumnLineageDatasetFacet(DatasetFacet):
-    fields: Annotated[
-        dict[str, ColumnLineageDatasetFacetFields],
-        Field(description="Column level lineage that maps output fields into input fields used to evaluate them."),
-    ]
+    fields: dict[str, ColumnLineageDatasetFacetFields]
     """Column level lineage that maps output fields into input fields used to evaluate them."""
 
-    dataset: Annotated[
-        list[InputField] | None,
-        Field(
-            description="Column level lineage that affects the whole dataset. This includes filtering, sorting, grouping (aggregates), joining, window functions, etc."
-        ),
-    ] = None
+    dataset: list[InputField] | None = None
     """Column level lineage that affects the whole dataset. This includes filtering, sorting, grouping (aggregates), joining, window functions, etc."""
 
 
@@ -1819,9 +1246,7 @@ class LineageFieldEntry(OLRecord):
     """Field-level lineage for a single target field."""
 
     __slots__ = ()
-    inputs: Annotated[
-        list[LineageInput], Field(description="Source entities and/or fields that feed into this target field.")
-    ]
+    inputs: list[LineageInput]
     """Source entities and/or fields that feed into this target field."""
 
 
@@ -1829,27 +1254,19 @@ class LineageDatasetEntry(OLModel):
     """Describes data flowing into a target dataset from source entities, at entity and/or
     field granularity."""
 
-    namespace: Annotated[str, Field(description="The namespace of the target dataset.")]
+    namespace: str
     """The namespace of the target dataset."""
 
-    name: Annotated[str, Field(description="The name of the target dataset.")]
+    name: str
     """The name of the target dataset."""
 
-    type: Annotated[Literal["DATASET"], Field(description="The target entity type. Must be DATASET.")]
+    type: Literal["DATASET"]
     """The target entity type. Must be DATASET."""
 
-    inputs: Annotated[
-        list[LineageInput] | None,
-        Field(
-            description="Entity-level inputs feeding this target dataset. An empty array explicitly means that the target has no tracked upstream source."
-        ),
-    ] = None
+    inputs: list[LineageInput] | None = None
     """Entity-level inputs feeding this target dataset. An empty array explicitly means that the target has no tracked upstream source."""
 
-    fields: Annotated[
-        dict[str, LineageFieldEntry] | None,
-        Field(description="Field-level lineage. Maps target field names to their source inputs."),
-    ] = None
+    fields: dict[str, LineageFieldEntry] | None = None
     """Field-level lineage. Maps target field names to their source inputs."""
 
 
@@ -1859,28 +1276,17 @@ class LineageDatasetFacet(DatasetFacet):
     """Explicit lineage for this dataset. Describes which source entities feed into it, at
     entity and/or field granularity."""
 
-    inputs: Annotated[
-        list[LineageInput] | None,
-        Field(
-            description="Dataset-level source inputs. A source with a field represents a dataset-wide operation where that field affects the entire target dataset."
-        ),
-    ] = None
+    inputs: list[LineageInput] | None = None
     """Dataset-level source inputs. A source with a field represents a dataset-wide operation where that field affects the entire target dataset."""
 
-    fields: Annotated[
-        dict[str, LineageFieldEntry] | None,
-        Field(description="Field-level lineage. Maps target field names to their source inputs."),
-    ] = None
+    fields: dict[str, LineageFieldEntry] | None = None
     """Field-level lineage. Maps target field names to their source inputs."""
 
 
 class LineageEntry(OLRootModel):
     """A target dataset or job in an explicit lineage relationship."""
 
-    root: Annotated[
-        LineageDatasetEntry | LineageJobEntry,
-        Field(description="A target dataset or job in an explicit lineage relationship."),
-    ]
+    root: LineageDatasetEntry | LineageJobEntry
     """A target dataset or job in an explicit lineage relationship."""
 
 
@@ -1890,10 +1296,7 @@ class LineageJobFacet(JobFacet):
     """Explicit lineage for a job. On a JobEvent it is the job's declared lineage; on a
     RunEvent it is lineage observed during that run."""
 
-    entries: Annotated[
-        list[LineageEntry],
-        Field(description="Lineage entries describing target entities and the source entities that feed them."),
-    ]
+    entries: list[LineageEntry]
     """Lineage entries describing target entities and the source entities that feed them."""
 
 
@@ -1941,73 +1344,46 @@ class JobFacets(FacetContainer):
 
 
 class ParentRunFacetJob(OLModel):
-    namespace: Annotated[
-        str, Field(description="The namespace containing that job", examples=["my-scheduler-namespace"])
-    ]
+    namespace: str
     """The namespace containing that job"""
 
-    name: Annotated[
-        str, Field(description="The unique name for that job within that namespace", examples=["myjob.mytask"])
-    ]
+    name: str
     """The unique name for that job within that namespace"""
 
-    facets: Annotated[
-        JobFacets | None,
-        Field(
-            description="Selected subset of facets of the parent job (not the current job), forwarded here for convenience. See the parent job's own event for full information."
-        ),
-    ] = None
+    facets: JobFacets | None = None
     """Selected subset of facets of the parent job (not the current job), forwarded here for convenience. See the parent job's own event for full information."""
 
 
 class RootJob(OLModel):
-    namespace: Annotated[
-        str, Field(description="The namespace containing root job", examples=["my-scheduler-namespace"])
-    ]
+    namespace: str
     """The namespace containing root job"""
 
-    name: Annotated[
-        str, Field(description="The unique name containing root job within that namespace", examples=["myjob.mytask"])
-    ]
+    name: str
     """The unique name containing root job within that namespace"""
 
-    facets: Annotated[
-        JobFacets | None,
-        Field(
-            description="Selected subset of facets of the root job (not the current job), forwarded here for convenience. See the root job's own event for full information."
-        ),
-    ] = None
+    facets: JobFacets | None = None
     """Selected subset of facets of the root job (not the current job), forwarded here for convenience. See the root job's own event for full information."""
 
 
 class Dataset(OLModel):
-    namespace: Annotated[
-        str, Field(description="The namespace containing that dataset", examples=["my-datasource-namespace"])
-    ]
+    namespace: str
     """The namespace containing that dataset"""
 
-    name: Annotated[
-        str,
-        Field(description="The unique name for that dataset within that namespace", examples=["instance.schema.table"]),
-    ]
+    name: str
     """The unique name for that dataset within that namespace"""
 
-    facets: Annotated[DatasetFacets | None, Field(description="The facets for this dataset")] = None
+    facets: DatasetFacets | None = None
     """The facets for this dataset"""
 
 
 class Job(OLModel):
-    namespace: Annotated[
-        str, Field(description="The namespace containing that job", examples=["my-scheduler-namespace"])
-    ]
+    namespace: str
     """The namespace containing that job"""
 
-    name: Annotated[
-        str, Field(description="The unique name for that job within that namespace", examples=["myjob.mytask"])
-    ]
+    name: str
     """The unique name for that job within that namespace"""
 
-    facets: Annotated[JobFacets | None, Field(description="The job facets.")] = None
+    facets: JobFacets | None = None
     """The job facets."""
 
 
@@ -2023,14 +1399,14 @@ class BinarySubsetCondition(OLModel):
     left: 'BaseSubsetCondition'
     right: 'BaseSubsetCondition'
     type: Literal["binary"]
-    operator: Annotated[str, Field(description="Allowed values: 'AND' or 'OR'", examples=["AND"])]
+    operator: str
     """Allowed values: 'AND' or 'OR'"""
 
 
 class InputDataset(Dataset):
     """An input dataset"""
 
-    inputFacets: "Annotated[InputDatasetFacets | None, Field(description='The input facets for this dataset.')]" = None
+    inputFacets: 'InputDatasetFacets | None' = None
     """The input facets for this dataset."""
 
 
@@ -2056,17 +1432,17 @@ class InputSubsetInputDatasetFacet(InputDatasetFacet):
 
 class JobEvent(BaseEvent):
     job: Job
-    inputs: Annotated[list[InputDataset] | None, Field(description="The set of **input** datasets.")] = None
+    inputs: list[InputDataset] | None = None
     """The set of **input** datasets."""
 
-    outputs: "Annotated[list[OutputDataset] | None, Field(description='The set of **output** datasets.')]" = None
+    outputs: 'list[OutputDataset] | None' = None
     """The set of **output** datasets."""
 
 
 class OutputDataset(Dataset):
     """An output dataset"""
 
-    outputFacets: "Annotated[OutputDatasetFacets | None, Field(description='The output facets for this dataset')]" = None
+    outputFacets: 'OutputDatasetFacets | None' = None
     """The output facets for this dataset"""
 
 
@@ -2106,45 +1482,39 @@ class ParentRunFacetRoot(OLModel):
 
 
 class ParentRunFacetRun(OLModel):
-    runId: Annotated[UUIDStr, Field(description="The globally unique ID of the run associated with the job.")]
+    runId: UUIDStr
     """The globally unique ID of the run associated with the job."""
 
-    facets: 'Annotated[RunFacets | None, Field(description="Selected subset of facets of the parent run (not the current run), forwarded here for convenience. See the parent run\'s own event for full information.")]' = None
+    facets: 'RunFacets | None' = None
     """Selected subset of facets of the parent run (not the current run), forwarded here for convenience. See the parent run's own event for full information."""
 
 
 class RootRun(OLModel):
-    runId: Annotated[UUIDStr, Field(description="The globally unique ID of the root run associated with the root job.")]
+    runId: UUIDStr
     """The globally unique ID of the root run associated with the root job."""
 
-    facets: 'Annotated[RunFacets | None, Field(description="Selected subset of facets of the root run (not the current run), forwarded here for convenience. See the root run\'s own event for full information.")]' = None
+    facets: 'RunFacets | None' = None
     """Selected subset of facets of the root run (not the current run), forwarded here for convenience. See the root run's own event for full information."""
 
 
 class Run(OLModel):
-    runId: Annotated[UUIDStr, Field(description="The globally unique ID of the run associated with the job.")]
+    runId: UUIDStr
     """The globally unique ID of the run associated with the job."""
 
-    facets: "Annotated[RunFacets | None, Field(description='The run facets.')]" = None
+    facets: 'RunFacets | None' = None
     """The run facets."""
 
 
 class RunEvent(BaseEvent):
-    eventType: Annotated[
-        EventType | None,
-        Field(
-            description="the current transition of the run state. It is required to issue 1 START event and 1 of [ COMPLETE, ABORT, FAIL ] event per run. Additional events with OTHER eventType can be added to the same run. For example to send additional metadata after the run is complete",
-            examples=["START|RUNNING|COMPLETE|ABORT|FAIL|OTHER"],
-        ),
-    ] = None
+    eventType: EventType | None = None
     """the current transition of the run state. It is required to issue 1 START event and 1 of [ COMPLETE, ABORT, FAIL ] event per run. Additional events with OTHER eventType can be added to the same run. For example to send additional metadata after the run is complete"""
 
     run: Run
     job: Job
-    inputs: Annotated[list[InputDataset] | None, Field(description="The set of **input** datasets.")] = None
+    inputs: list[InputDataset] | None = None
     """The set of **input** datasets."""
 
-    outputs: Annotated[list[OutputDataset] | None, Field(description="The set of **output** datasets.")] = None
+    outputs: list[OutputDataset] | None = None
     """The set of **output** datasets."""
 
 
@@ -2173,15 +1543,500 @@ class RunFacets(FacetContainer):
 class BaseSubsetCondition(OLRootModel):
     """The condition to define a subset"""
 
-    root: Annotated[
-        LocationSubsetCondition | PartitionSubsetCondition | BinarySubsetCondition | CompareSubsetCondition,
-        Field(description="The condition to define a subset"),
-    ]
+    root: LocationSubsetCondition | PartitionSubsetCondition | BinarySubsetCondition | CompareSubsetCondition
     """The condition to define a subset"""
 
 
 class BaseSubsetDatasetFacet(OLRootModel):
     root: InputSubsetInputDatasetFacet | OutputSubsetOutputDatasetFacet
+
+
+# Per class, each field's description and examples (JSON Schema), given to the fields
+# by `bind_metadata` once the classes exist: cheaper than a `Field(...)` per field.
+FIELD_DOCS: dict[str, dict[str, tuple[str | None, list[object] | None]]] = {
+    'BaseEvent': {
+        'eventTime': ('the time the event occurred at', None),
+        'producer': ('URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha', ['https://github.com/OpenLineage/OpenLineage/blob/v1-0-0/client']),
+        'schemaURL': ('The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this RunEvent', ['https://openlineage.io/spec/0-0-1/OpenLineage.json']),
+    },
+    'BaseFacet': {
+        'producer': ('URI identifying the producer of this metadata. For example this could be a git url with a given tag or sha', ['https://github.com/OpenLineage/OpenLineage/blob/v1-0-0/client']),
+        'schemaURL': ('The JSON Pointer (https://tools.ietf.org/html/rfc6901) URL to the corresponding version of the schema definition for this facet', ['https://openlineage.io/spec/1-0-2/OpenLineage.json#/$defs/BaseFacet']),
+    },
+    'DataQualityAssertionsDatasetFacetAssertion': {
+        'assertion': ("Classification of the test, e.g. 'not_null', 'unique', 'row_count', 'freshness', 'custom_sql'.", ['not_null']),
+        'success': ("Whether the test found issues: 'true' (no issues found), 'false' (issues found). Independent of severity - a test can fail without blocking the pipeline when severity is 'warn'.", None),
+        'column': ('Column that test refers to. It should match the name provided in SchemaDatasetFacet. If column field is empty, then test refers to whole dataset.', ['id']),
+        'severity': ("The configured severity level of the assertion. Common values are 'error' (test failure blocks pipeline) or 'warn' (test failure produces warning only).", ['error']),
+        'name': ('Name identifying the test.', ['assert_no_orphans']),
+        'description': ('Human-readable description of what the assertion checks.', ['Ensures all order IDs are unique across the table.']),
+        'expected': ('The expected value or threshold for the assertion, serialized as a string.', ['1000']),
+        'actual': ('The actual value observed during the assertion, serialized as a string.', ['999']),
+        'content': ('The assertion body, e.g. a SQL query or expression.', ['SELECT COUNT(*) FROM orders WHERE amount < 0']),
+        'contentType': ("The format of the content field, allowing consumers to interpret or filter assertion content. Common values include 'sql', 'json', 'expression'.", ['sql']),
+        'params': ('Arbitrary key-value pairs for assertion-specific inputs.', None),
+    },
+    'DataQualityMetricsDatasetFacetColumnMetrics': {
+        'nullCount': ('The number of null values in this column for the rows evaluated', None),
+        'distinctCount': ('The number of distinct values in this column for the rows evaluated', None),
+        'sum': ('The total sum of values in this column for the rows evaluated', None),
+        'count': ('The number of values in this column', None),
+        'quantiles': ('The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1', None),
+    },
+    'DataQualityMetricsInputDatasetFacetColumnMetrics': {
+        'nullCount': ('The number of null values in this column for the rows evaluated', None),
+        'distinctCount': ('The number of distinct values in this column for the rows evaluated', None),
+        'sum': ('The total sum of values in this column for the rows evaluated', None),
+        'count': ('The number of values in this column', None),
+        'quantiles': ('The property key is the quantile. Examples: 0.1 0.25 0.5 0.75 1', None),
+    },
+    'DatasetFacet': {
+        'deleted': ('set to true to delete a facet', None),
+    },
+    'DatasetTypeDatasetFacet': {
+        'datasetType': ('Dataset type, for example: TABLE|VIEW|FILE|TOPIC|STREAM|MODEL|JOB_OUTPUT.', ['FILE']),
+        'subType': ('Optional sub-type within the dataset type (e.g., MATERIALIZED, EXTERNAL, TEMPORARY).', None),
+    },
+    'DatasetVersionDatasetFacet': {
+        'datasetVersion': ('The version of the dataset.', None),
+    },
+    'DocumentationDatasetFacet': {
+        'description': ('The description of the dataset.', ['canonical representation of entity Foo']),
+        'contentType': ('MIME type of the description field content.', ['application/json, text/markdown']),
+    },
+    'EnvironmentVariable': {
+        'name': ('The name of the environment variable.', None),
+        'value': ('The value of the environment variable.', None),
+    },
+    'ExecutionParameter': {
+        'key': ('Unique identifier of the property.', ['task.timeout']),
+        'name': ('Human-readable name of the property.', ['Task timeout']),
+        'description': ('Human-readable description of the property.', ['How long (in seconds) can individual task run without timing out.']),
+        'value': ('Value of the property.', [3600]),
+    },
+    'ExtractionErrorRunFacetError': {
+        'errorMessage': ('Text representation of extraction error message.', None),
+        'stackTrace': ('Stack trace of extraction error message', None),
+        'task': ('Text representation of task that failed. This can be, for example, SQL statement that parser could not interpret.', None),
+        'taskNumber': ('Order of task (counted from 0).', None),
+    },
+    'GcpLineageJobFacetOrigin': {
+        'sourceType': ('Type of the source. Possible values can be found in GCP documentation (https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#SourceType) ', None),
+        'name': ("If the sourceType isn't CUSTOM, the value of this field should be a GCP resource name of the system, which reports lineage. The project and location parts of the resource name must match the project and location of the lineage resource being created. More details in GCP documentation https://cloud.google.com/data-catalog/docs/reference/data-lineage/rest/v1/projects.locations.processes#origin", None),
+    },
+    'HierarchyDatasetFacetLevel': {
+        'type': ('Dataset hierarchy level type', ['DATABASE|SCHEMA|TABLE']),
+        'name': ('Dataset hierarchy level name', ['my_db|my_schema|my_table']),
+    },
+    'IcebergCommitReportOutputDatasetFacetCommitMetrics': {
+        'totalDuration': ('Duration of the commit in MILLISECONDS', None),
+        'attempts': ('Number of attempts made to commit the iceberg table', None),
+        'addedDataFiles': ('Number of data files that are added during the commit', None),
+        'removedDataFiles': ('Number of data files that are removed during the commit', None),
+        'totalDataFiles': ('Total number of data files that are present in the iceberg table', None),
+        'addedDeleteFiles': ('Number of delete files that are added during the commit', None),
+        'addedEqualityDeleteFiles': ('Number of added equality delete files', None),
+        'addedPositionalDeleteFiles': ('Number of added positional delete files', None),
+        'addedDVs': ('Number of added DVs', None),
+        'removedDeleteFiles': ('Number of delete files that are removed during the commit', None),
+        'removedEqualityDeleteFiles': ('Number of removed equality delete files', None),
+        'removedPositionalDeleteFiles': ('Number of removed positional delete files', None),
+        'removedDVs': ('Number of removed DVs', None),
+        'totalDeleteFiles': ('Total number of temporary delete files that are present in the iceberg table', None),
+        'addedRecords': ('Number of records that are added during the commit', None),
+        'removedRecords': ('Number of records that are removed during the commit', None),
+        'totalRecords': ('Number of records that are present in the iceberg table', None),
+        'addedFilesSizeInBytes': ('Number of files size in bytes that are added during the commit', None),
+        'removedFilesSizeInBytes': ('Number of files size in bytes that are removed during the commit', None),
+        'totalFilesSizeInBytes': ('Number of files size in bytes in the iceberg table', None),
+        'addedPositionalDeletes': ('Number of positional deletes that are added during the commit', None),
+        'removedPositionalDeletes': ('Number of positional deletes that are removed during the commit', None),
+        'totalPositionalDeletes': ('Number of positional deletes that are present in the iceberg table', None),
+        'addedEqualityDeletes': ('Number of equality deletes that are added during the commit', None),
+        'removedEqualityDeletes': ('Number of equality deletes that are removed during the commit', None),
+        'totalEqualityDeletes': ('Number of equality deletes that are present in the iceberg table', None),
+    },
+    'IcebergScanReportInputDatasetFacetScanMetrics': {
+        'totalPlanningDuration': ('Duration of the scan in MILLISECONDS', None),
+        'resultDataFiles': ('List of data files that are read during the scan', None),
+        'resultDeleteFiles': ('List of delete files that are read during the scan', None),
+        'totalDataManifests': ('Total number of manifests that are scanned during the scan', None),
+        'totalDeleteManifests': ('Total number of delete manifests that are scanned during the scan', None),
+        'scannedDataManifests': ('Number of data manifests that are scanned during the scan', None),
+        'skippedDataManifests': ('Number of data manifests that are skipped during the scan', None),
+        'totalFileSizeInBytes': ('Total file size in bytes that are read during the scan', None),
+        'totalDeleteFileSizeInBytes': ('Total delete file size in bytes that are read during the scan', None),
+        'skippedDataFiles': ('Number of data files that are skipped during the scan', None),
+        'skippedDeleteFiles': ('Number of delete files that are skipped during the scan', None),
+        'scannedDeleteManifests': ('Number of delete manifests that are scanned during the scan', None),
+        'skippedDeleteManifests': ('Number of delete manifests that are skipped during the scan', None),
+        'indexedDeleteFiles': ('Number of delete files that are indexed during the scan', None),
+        'equalityDeleteFiles': ('Number of delete files that are equality indexed during the scan', None),
+        'positionalDeleteFiles': ('Number of delete files that are positional indexed during the scan', None),
+    },
+    'InputFieldTransformation': {
+        'type': ('The type of the transformation. Allowed values are: DIRECT, INDIRECT', None),
+        'subtype': ('The subtype of the transformation', None),
+        'description': ('a string representation of the transformation applied', None),
+        'masking': ('is transformation masking the data or not', None),
+    },
+    'InputStatisticsInputDatasetFacet': {
+        'rowCount': ('The number of rows read', None),
+        'size': ('The size in bytes read', None),
+        'fileCount': ('The number of files read', None),
+    },
+    'JobFacet': {
+        'deleted': ('set to true to delete a facet', None),
+    },
+    'JobIdentifier': {
+        'namespace': ('The namespace containing the job', None),
+        'name': ('The unique name of a job within that namespace', None),
+    },
+    'JobTypeJobFacetEmissionPattern': {
+        'eventTrigger': ('Defines when events are emitted. EVENT_BASED: events emitted on lifecycle transitions (START/COMPLETE/FAIL/ABORT). PERIODIC: events emitted at regular time intervals.', ['EVENT_BASED']),
+        'eventContentMode': ('Define if individual events are self-sufficient and can be processed individually, or need to be combined by consumer. ACCUMULATIVE: Events may contain only partial information and the complete information can be collected by combining information from all the events emitted by a specific job run. COMPLETE_SNAPSHOT: events contain complete state for a specific time window (events can be processed independently).', ['ACCUMULATIVE']),
+        'windowDuration': ('Time window duration for periodic event emissions in seconds. Only applicable when eventTrigger is PERIODIC. Required when eventTrigger is PERIODIC and eventContentMode is COMPLETE_SNAPSHOT.', [300]),
+    },
+    'LineageTransformation': {
+        'type': ('The transformation type, such as DIRECT or INDIRECT.', None),
+        'subtype': ('The transformation subtype, such as IDENTITY, AGGREGATION, FILTER, JOIN, GROUP_BY, WINDOW, SORT, or CONDITIONAL.', None),
+        'description': ('A string representation of the transformation.', None),
+        'masking': ('Whether the transformation masks the source data.', None),
+    },
+    'OutputStatisticsOutputDatasetFacet': {
+        'rowCount': ('The number of rows written to the dataset', None),
+        'size': ('The size in bytes written to the dataset', None),
+        'fileCount': ('The number of files written to the dataset', None),
+    },
+    'OwnershipDatasetFacetOwner': {
+        'name': ('the identifier of the owner of the Dataset. It is recommended to define this as a URN. For example application:foo, user:jdoe, team:data', ['application:app_name']),
+        'type': ('The type of ownership (optional)', ['MAINTAINER']),
+    },
+    'OwnershipJobFacetOwner': {
+        'name': ('the identifier of the owner of the Job. It is recommended to define this as a URN. For example application:foo, user:jdoe, team:data', ['application:app_name']),
+        'type': ('The type of ownership (optional)', ['MAINTAINER']),
+    },
+    'PartitionSubsetConditionPartition': {
+        'identifier': ('Optionally provided identifier of the partition specified', None),
+    },
+    'RunIdentifier': {
+        'runId': ('The globally unique ID of the run.', None),
+    },
+    'SQLJobFacet': {
+        'query': (None, ['SELECT * FROM foo']),
+        'dialect': (None, ['snowflake']),
+    },
+    'SchemaDatasetFacetFields': {
+        'name': ('The name of the field.', ['column1']),
+        'type': ('The type of the field.', ['VARCHAR|INT|...']),
+        'description': ('The description of the field.', None),
+        'ordinal_position': ('The ordinal position of the field in the schema (1-indexed).', [1]),
+        'fields': ('Nested struct fields.', None),
+    },
+    'SourceCodeJobFacet': {
+        'language': ('Language in which source code of this job was written.', None),
+        'sourceCode': ('Source code of this job.', None),
+    },
+    'SourceCodeLocationJobFacet': {
+        'type': ('the source control system', ['git|svn']),
+        'url': ('the full http URL to locate the file', ['https://github.com/MarquezProject/marquez-airflow-quickstart/blob/693e35482bc2e526ced2b5f9f76ef83dec6ec691/dags/dummy_example.py']),
+        'repoUrl': ('the URL to the repository', ['git@github.com:{org}/{repo}.git or https://github.com/{org}/{repo}.git|svn://<your_ip>/<repository_name>']),
+        'path': ('the path in the repo containing the source files', ['path/to/my/dags']),
+        'version': ('the current version deployed (not a branch name, the actual unique version)', ['git: the git sha | Svn: the revision number']),
+        'tag': ('optional tag name', None),
+        'branch': ('optional branch name', None),
+        'pullRequestNumber': ('optional pull request or merge request number associated with a CI run, populated from CI platform environment variables (e.g. GITHUB_REF, CI_MERGE_REQUEST_IID)', ['42']),
+    },
+    'StorageDatasetFacet': {
+        'storageLayer': ('Storage layer provider with allowed values: iceberg, delta.', None),
+        'fileFormat': ('File format with allowed values: parquet, orc, avro, json, csv, text, xml.', None),
+    },
+    'SymlinksDatasetFacetIdentifier': {
+        'namespace': ('The dataset namespace', None),
+        'name': ('The dataset name', None),
+        'type': ('Identifier type', ['table']),
+    },
+    'TagsDatasetFacetFields': {
+        'key': ('Key that identifies the tag', ['pii']),
+        'value': ('The value of the field', ['true|@user1|production']),
+        'source': ('The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.', None),
+        'field': ('Identifies the field in a dataset if a tag applies to one', ['email_address']),
+    },
+    'TagsJobFacetFields': {
+        'key': ('Key that identifies the tag', ['pii']),
+        'value': ('The value of the field', ['true|@user1|production']),
+        'source': ('The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.', ['SPARK']),
+    },
+    'TagsRunFacetFields': {
+        'key': ('Key that identifies the tag', ['pii']),
+        'value': ('The value of the field', ['true|@user1|production']),
+        'source': ('The source of the tag. INTEGRATION|USER|DBT CORE|SPARK|etc.', ['SPARK']),
+    },
+    'TestExecution': {
+        'name': ('Name identifying the test.', ['assert_no_orphans']),
+        'status': ("Whether the test found issues: 'pass' (no issues found), 'fail' (issues found), 'skip' (not executed). Independent of severity — a test can fail without blocking the pipeline when severity is 'warn'.", ['pass']),
+        'severity': ("The configured consequence of a test failure: 'error' (blocks pipeline execution) or 'warn' (produces a warning only, does not block). A test with severity 'warn' and status 'fail' means issues were found but execution continued.", ['error']),
+        'type': ("Classification of the test, e.g. 'not_null', 'unique', 'row_count', 'freshness', 'custom_sql'.", ['not_null']),
+        'description': ('Human-readable description of what the test checks.', ['Ensures all order IDs are unique across the table.']),
+        'expected': ('The expected value or threshold for the test, serialized as a string.', ['1000']),
+        'actual': ('The actual value observed during the test, serialized as a string.', ['999']),
+        'content': ('The test body, e.g. a SQL query or expression.', ['SELECT COUNT(*) FROM orders WHERE amount < 0']),
+        'contentType': ("The format of the content field, allowing consumers to interpret or filter test content. Common values include 'sql', 'json', 'expression'.", ['sql']),
+        'params': ('Arbitrary key-value pairs for check-specific inputs.', None),
+    },
+    'TestRunFacet': {
+        'tests': ('List of test executions and their results.', None),
+    },
+    'CatalogDatasetFacet': {
+        'framework': ('The storage framework for which the catalog is configured', ['iceberg, delta, hive']),
+        'type': ('Type of the catalog.', ['jdbc, glue, polaris']),
+        'name': ('Name of the catalog, as configured in the source system.', ['my_iceberg_catalog']),
+        'metadataUri': ('URI or connection string to the catalog, if applicable.', ['jdbc:mysql://host:3306/iceberg_database']),
+        'warehouseUri': ('URI or connection string to the physical location of the data that the catalog describes.', ['s3://bucket/path/to/iceberg/warehouse']),
+        'source': ('Source system where the catalog is configured.', ['spark, flink, hive']),
+        'catalogProperties': ('Additional catalog properties', None),
+    },
+    'CompareSubsetCondition': {
+        'comparison': ("Allowed values: 'EQUAL', 'GREATER_THAN', 'GREATER_EQUAL_THAN', 'LESS_THAN', 'LESS_EQUAL_THAN'", ['EQUAL']),
+    },
+    'DataQualityMetricsDatasetFacet': {
+        'rowCount': ('The number of rows evaluated', None),
+        'bytes': ('The size in bytes', None),
+        'fileCount': ('The number of files evaluated', None),
+        'lastUpdated': ('The last time the dataset was changed', None),
+        'columnMetrics': ('The property key is the column name', None),
+    },
+    'DataQualityMetricsInputDatasetFacet': {
+        'rowCount': ('The number of rows evaluated', None),
+        'bytes': ('The size in bytes', None),
+        'fileCount': ('The number of files evaluated', None),
+        'lastUpdated': ('The last time the dataset was changed', None),
+        'columnMetrics': ('The property key is the column name', None),
+    },
+    'DocumentationJobFacet': {
+        'description': ('The description of the job.', None),
+        'contentType': ('MIME type of the description field content.', ['application/json, text/markdown']),
+    },
+    'EnvironmentVariablesRunFacet': {
+        'environmentVariables': ('The environment variables for the run.', None),
+    },
+    'ErrorMessageRunFacet': {
+        'message': ('A human-readable string representing error message generated by observed system', ['org.apache.spark.sql.AnalysisException: Table or view not found: wrong_table_name; line 1 pos 14']),
+        'programmingLanguage': ('Programming language the observed system uses.', ['JAVA']),
+        'stackTrace': ('A language-specific stack trace generated by observed system', ['Exception in thread "main" java.lang.RuntimeException: A test exception\nat io.openlineage.SomeClass.method(SomeClass.java:13)\nat io.openlineage.SomeClass.anotherMethod(SomeClass.java:9)']),
+    },
+    'ExecutionParametersRunFacet': {
+        'parameters': ('The parameters passed to the Job at runtime', None),
+    },
+    'ExternalQueryRunFacet': {
+        'externalQueryId': ('Identifier for the external system', ['my-project-1234:US.bquijob_123x456_123y123z123c']),
+        'source': ('source of the external query', ['bigquery']),
+    },
+    'ExtractionErrorRunFacet': {
+        'totalTasks': ('The number of distinguishable tasks in a run that were processed by OpenLineage, whether successfully or not. Those could be, for example, distinct SQL statements.', None),
+        'failedTasks': ('The number of distinguishable tasks in a run that were processed not successfully by OpenLineage. Those could be, for example, distinct SQL statements.', None),
+    },
+    'GcpComposerJobFacet': {
+        'environmentName': ('Cloud Composer Environment name', None),
+        'dagId': ('The id of the DAG', None),
+        'operator': ('Operator class name. Only present for tasks, not for DAGs. For example `PythonOperator`', None),
+        'taskId': ('The id of the task. Only present for tasks, not for DAGs', None),
+        'airflowVersion': ('Version of Airflow, suffixed by `+composer`', None),
+        'composerVersion': ('Version of the Cloud Composer environment', None),
+    },
+    'GcpComposerRunFacet': {
+        'dagRunId': ('The id of the DAG run', None),
+    },
+    'GcpDataprocRunFacet': {
+        'appId': ('Application ID set by the resource manager. For spark jobs, it is set in the spark configuration of the current context.', None),
+        'appName': ('App name which may be provided by the user, or some default is used by the resource manager. For spark jobs, it is set in the spark configuration of the current context.', None),
+        'batchId': ('Populated only for Dataproc serverless batches. The resource id of the batch.', None),
+        'batchUuid': ('Populated only for Dataproc serverless batches. A UUID generated by the service when it creates the batch.', None),
+        'clusterName': ('Populated only for Dataproc GCE workloads. The cluster name is unique within a GCP project.', None),
+        'clusterUuid': ('Populated only for Dataproc GCE workloads. A UUID generated by the service at the time of cluster creation.', None),
+        'jobId': ('Populated only for Dataproc GCE workloads. If not specified by the user, the job ID will be provided by the service.', None),
+        'jobUuid': ('Populated only for Dataproc GCE workloads. A UUID that uniquely identifies a job within the project over time.', None),
+        'projectId': ('The GCP project ID that the resource belongs to.', None),
+        'queryNodeName': ('The name of the query node in the executed Spark Plan. Often used to describe the command being executed.', None),
+        'jobType': ('Identifies whether the process is a job (on a Dataproc cluster), a batch or a session.', None),
+        'sessionId': ('Populated only for Dataproc serverless interactive sessions. The resource id of the session, used for URL generation.', None),
+        'sessionUuid': ('Populated only for Dataproc serverless interactive sessions. A UUID generated by the service when it creates the session.', None),
+    },
+    'GcpLineageJobFacet': {
+        'displayName': ('The name of the job to be used on UI', None),
+    },
+    'HierarchyDatasetFacet': {
+        'hierarchy': ('Dataset hierarchy levels (e.g. DATABASE -> SCHEMA -> TABLE), from highest to lowest level. The order is important', None),
+    },
+    'IcebergCommitReportOutputDatasetFacet': {
+        'snapshotId': ('Snapshot ID of the iceberg table', None),
+        'sequenceNumber': ('Sequence number of the iceberg table', None),
+        'operation': ('Operation that was performed on the iceberg table', None),
+    },
+    'IcebergScanReportInputDatasetFacet': {
+        'snapshotId': ('Snapshot ID of the iceberg table', None),
+        'filterDescription': ('Filter used to scan the iceberg table', None),
+        'schemaId': ('Schema ID of the iceberg table', None),
+        'projectedFieldNames': ('List of field names that are projected from the iceberg table', None),
+    },
+    'InputField': {
+        'namespace': ('The input dataset namespace', None),
+        'name': ('The input dataset name', None),
+        'field': ('The input field', None),
+    },
+    'JobDependency': {
+        'dependency_type': ('Used to describe whether the upstream job directly triggers the downstream job, or whether the dependency is implicit (e.g. time-based).', ['DIRECT_INVOCATION|IMPLICIT_DEPENDENCY']),
+        'sequence_trigger_rule': ('Used to describe the exact sequence condition on which the downstream job can be executed (FINISH_TO_START - downstream job can start when upstream finished; FINISH_TO_FINISH - job executions can overlap, but need to finish in specified order; START_TO_START - jobs need to start at the same time in parallel).', ['FINISH_TO_START|FINISH_TO_FINISH|START_TO_START']),
+        'status_trigger_rule': ('Used to describe if the downstream job should be run based on the status of the upstream job.', ['EXECUTE_EVERY_TIME|EXECUTE_ON_SUCCESS|EXECUTE_ON_FAILURE']),
+    },
+    'JobTypeJobFacet': {
+        'processingType': ('Job processing type: BATCH (finite jobs with clear start/end), STREAMING (continuous jobs processing data streams), or SERVICE (continuous long-running services). BATCH jobs are finite and emit START/COMPLETE/FAIL/ABORT events. STREAMING and SERVICE jobs are continuous with no natural completion point.', ['BATCH']),
+        'integration': ('OpenLineage integration type of this job: for example SPARK|DBT|AIRFLOW|FLINK', ['SPARK']),
+        'jobType': ('Run type, for example: QUERY|COMMAND|DAG|TASK|JOB|MODEL. This is an integration-specific field.', ['QUERY']),
+        'emissionPattern': ('Describes how and what the job emits in its events', None),
+    },
+    'LifecycleStateChangeDatasetFacet': {
+        'lifecycleStateChange': ('The lifecycle state change.', None),
+        'previousIdentifier': ('Previous name of the dataset in case of renaming it.', None),
+    },
+    'LineageDatasetInput': {
+        'namespace': ('The namespace of the source dataset.', None),
+        'name': ('The name of the source dataset.', None),
+        'type': ('The source entity type. Must be DATASET.', None),
+        'field': ('The source field. At entity level it represents a dataset-wide dependency; at field level it identifies the source field.', None),
+        'transformations': ('Transformations applied to the source data.', None),
+    },
+    'LineageJobInput': {
+        'namespace': ("The namespace of the source job. Omit together with name to refer to the event's own job.", None),
+        'name': ("The name of the source job. Omit together with namespace to refer to the event's own job.", None),
+        'type': ('The source entity type. Must be JOB.', None),
+        'runId': ('The source job run when the relationship is tied to a specific execution.', None),
+        'transformations': ('Transformations applied by the source job to produce the data.', None),
+    },
+    'NominalTimeRunFacet': {
+        'nominalStartTime': ('An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal start time (included) of the run. AKA the schedule time', ['2020-12-17T03:00:00.000Z']),
+        'nominalEndTime': ('An [ISO-8601](https://en.wikipedia.org/wiki/ISO_8601) timestamp representing the nominal end time (excluded) of the run. (Should be the nominal start time of the next run)', ['2020-12-17T04:00:00.000Z']),
+    },
+    'OwnershipDatasetFacet': {
+        'owners': ('The owners of the dataset.', None),
+    },
+    'OwnershipJobFacet': {
+        'owners': ('The owners of the job.', None),
+    },
+    'ProcessingEngineRunFacet': {
+        'version': ('Processing engine version. Might be Airflow or Spark version.', ['2.5.0']),
+        'name': ('Processing engine name, e.g. Airflow or Spark', ['Airflow']),
+        'openlineageAdapterVersion': ('OpenLineage adapter package version. Might be e.g. OpenLineage Airflow integration package version', ['0.19.0']),
+    },
+    'SchemaDatasetFacet': {
+        'fields': ('The fields of the data source.', None),
+    },
+    'TagsDatasetFacet': {
+        'tags': ('The tags applied to the dataset facet', None),
+    },
+    'TagsJobFacet': {
+        'tags': ('The tags applied to the job facet', None),
+    },
+    'TagsRunFacet': {
+        'tags': ('The tags applied to the run facet', None),
+    },
+    'ColumnLineageDatasetFacetFields': {
+        'transformationDescription': ('a string representation of the transformation applied', None),
+        'transformationType': ('IDENTITY|MASKED reflects a clearly defined behavior. IDENTITY: exact same as input; MASKED: no original data available (like a hash of PII for example)', None),
+    },
+    'JobDependenciesRunFacet': {
+        'upstream': ('Job runs that must complete before the current run can start.', None),
+        'downstream': ('Job runs that will start after completion of the current run.', None),
+        'trigger_rule': ('Specifies the condition under which this job will run based on the status of upstream jobs.', ['ALL_SUCCESS|ALL_DONE|ONE_SUCCESS|NONE_FAILED']),
+    },
+    'LineageInput': {
+        'root': ('A source dataset or job in an explicit lineage relationship.', None),
+    },
+    'LineageJobEntry': {
+        'namespace': ("The namespace of the target job. Omit together with name to refer to the event's own job.", None),
+        'name': ("The name of the target job. Omit together with namespace to refer to the event's own job.", None),
+        'type': ('The target entity type. Must be JOB.', None),
+        'runId': ('The target job run when the relationship is tied to a specific execution.', None),
+        'inputs': ('Source inputs feeding this target job.', None),
+    },
+    'ColumnLineageDatasetFacet': {
+        'fields': ('Column level lineage that maps output fields into input fields used to evaluate them.', None),
+        'dataset': ('Column level lineage that affects the whole dataset. This includes filtering, sorting, grouping (aggregates), joining, window functions, etc.', None),
+    },
+    'LineageFieldEntry': {
+        'inputs': ('Source entities and/or fields that feed into this target field.', None),
+    },
+    'LineageDatasetEntry': {
+        'namespace': ('The namespace of the target dataset.', None),
+        'name': ('The name of the target dataset.', None),
+        'type': ('The target entity type. Must be DATASET.', None),
+        'inputs': ('Entity-level inputs feeding this target dataset. An empty array explicitly means that the target has no tracked upstream source.', None),
+        'fields': ('Field-level lineage. Maps target field names to their source inputs.', None),
+    },
+    'LineageDatasetFacet': {
+        'inputs': ('Dataset-level source inputs. A source with a field represents a dataset-wide operation where that field affects the entire target dataset.', None),
+        'fields': ('Field-level lineage. Maps target field names to their source inputs.', None),
+    },
+    'LineageEntry': {
+        'root': ('A target dataset or job in an explicit lineage relationship.', None),
+    },
+    'LineageJobFacet': {
+        'entries': ('Lineage entries describing target entities and the source entities that feed them.', None),
+    },
+    'ParentRunFacetJob': {
+        'namespace': ('The namespace containing that job', ['my-scheduler-namespace']),
+        'name': ('The unique name for that job within that namespace', ['myjob.mytask']),
+        'facets': ("Selected subset of facets of the parent job (not the current job), forwarded here for convenience. See the parent job's own event for full information.", None),
+    },
+    'RootJob': {
+        'namespace': ('The namespace containing root job', ['my-scheduler-namespace']),
+        'name': ('The unique name containing root job within that namespace', ['myjob.mytask']),
+        'facets': ("Selected subset of facets of the root job (not the current job), forwarded here for convenience. See the root job's own event for full information.", None),
+    },
+    'Dataset': {
+        'namespace': ('The namespace containing that dataset', ['my-datasource-namespace']),
+        'name': ('The unique name for that dataset within that namespace', ['instance.schema.table']),
+        'facets': ('The facets for this dataset', None),
+    },
+    'Job': {
+        'namespace': ('The namespace containing that job', ['my-scheduler-namespace']),
+        'name': ('The unique name for that job within that namespace', ['myjob.mytask']),
+        'facets': ('The job facets.', None),
+    },
+    'BinarySubsetCondition': {
+        'operator': ("Allowed values: 'AND' or 'OR'", ['AND']),
+    },
+    'InputDataset': {
+        'inputFacets': ('The input facets for this dataset.', None),
+    },
+    'JobEvent': {
+        'inputs': ('The set of **input** datasets.', None),
+        'outputs': ('The set of **output** datasets.', None),
+    },
+    'OutputDataset': {
+        'outputFacets': ('The output facets for this dataset', None),
+    },
+    'ParentRunFacetRun': {
+        'runId': ('The globally unique ID of the run associated with the job.', None),
+        'facets': ("Selected subset of facets of the parent run (not the current run), forwarded here for convenience. See the parent run's own event for full information.", None),
+    },
+    'RootRun': {
+        'runId': ('The globally unique ID of the root run associated with the root job.', None),
+        'facets': ("Selected subset of facets of the root run (not the current run), forwarded here for convenience. See the root run's own event for full information.", None),
+    },
+    'Run': {
+        'runId': ('The globally unique ID of the run associated with the job.', None),
+        'facets': ('The run facets.', None),
+    },
+    'RunEvent': {
+        'eventType': ('the current transition of the run state. It is required to issue 1 START event and 1 of [ COMPLETE, ABORT, FAIL ] event per run. Additional events with OTHER eventType can be added to the same run. For example to send additional metadata after the run is complete', ['START|RUNNING|COMPLETE|ABORT|FAIL|OTHER']),
+        'inputs': ('The set of **input** datasets.', None),
+        'outputs': ('The set of **output** datasets.', None),
+    },
+    'BaseSubsetCondition': {
+        'root': ('The condition to define a subset', None),
+    },
+}
 
 
 __all__ = [
@@ -2455,4 +2310,11 @@ FACET_KEYS: dict[tuple[str, str], type[BaseModel]] = {
     ("run", "test"): TestRunFacet,
 }
 
-bind_metadata(core_id=CORE_ID, schema_urls=SCHEMA_URLS, entities=ENTITIES, facet_keys=FACET_KEYS, module=__name__)
+bind_metadata(
+    core_id=CORE_ID,
+    schema_urls=SCHEMA_URLS,
+    entities=ENTITIES,
+    facet_keys=FACET_KEYS,
+    module=__name__,
+    field_docs=FIELD_DOCS,
+)

@@ -10,6 +10,7 @@ a `DeletedFacet` whatever its key. `bind_metadata` attaches the generated metada
 from __future__ import annotations
 
 import copy
+import inspect
 import sys
 import warnings
 from collections.abc import ItemsView, Iterator, Mapping
@@ -539,6 +540,27 @@ def _kept_facet(entity: str, key: str, value: Any, registry: _registry.FacetRegi
     return value
 
 
+def _describe_fields(
+    cls: type[OLRecord] | type[BaseModel],
+    module: str,
+    field_docs: Mapping[str, Mapping[str, tuple[str | None, list[object] | None]]],
+) -> None:
+    """Each field of `cls` gets the description and examples of the class that declares
+    it (`cls` or a generated class above it): a record keeps them for its schema, a
+    model's fields take them."""
+    docs: dict[str, tuple[str | None, list[object] | None]] = {}
+    for holder in reversed(cls.__mro__):  # the nearest declaration wins
+        if holder.__module__ == module:
+            table = field_docs.get(holder.__name__, {})
+            docs.update((name, table.get(name, (None, None))) for name in inspect.get_annotations(holder))
+    if issubclass(cls, OLRecord):
+        type.__setattr__(cls, "__olsdk_field_docs__", docs)
+        return
+    for name, info in cls.model_fields.items():
+        if name in docs:
+            _pydantic.describe_field(info, *docs[name])
+
+
 def bind_metadata(
     *,
     core_id: str,
@@ -546,6 +568,7 @@ def bind_metadata(
     entities: Mapping[str, tuple[type[BaseModel], type[BaseModel], type[BaseModel], str]],
     facet_keys: Mapping[tuple[str, str], type[BaseModel]],
     module: str,
+    field_docs: Mapping[str, Mapping[str, tuple[str | None, list[object] | None]]] | None = None,
 ) -> None:
     """Attach the generated metadata to the generated classes of `module`, and finish
     them (called once, at the end of the generated module).
@@ -554,14 +577,19 @@ def bind_metadata(
     the class holding the map, its field). The classes build their validators on first use
     (`defer_build`); what they can say without one is finished here: the fields that name
     classes defined further down the module, and the fields of the records (all a record
-    made in Python needs to read the records it holds).
+    made in Python needs to read the records it holds). `field_docs` (class -> field ->
+    (description, examples)) is given to the fields once they are resolved: resolving a
+    field makes it anew from its annotation.
     """
-    for cls in list(vars(sys.modules[module]).values()):
-        if isinstance(cls, type) and cls.__module__ == module:
-            if issubclass(cls, OLRecord):
-                cls.model_rebuild()
-            elif issubclass(cls, BaseModel):
-                resolve_fields(cls)
+    classes = [cls for cls in vars(sys.modules[module]).values() if isinstance(cls, type) and cls.__module__ == module]
+    for cls in classes:
+        if issubclass(cls, OLRecord):
+            cls.model_rebuild()
+        elif issubclass(cls, BaseModel):
+            resolve_fields(cls)
+    for cls in classes:
+        if issubclass(cls, OLRecord | BaseModel):
+            _describe_fields(cls, module, field_docs or {})
     EventModel.__olsdk_core_id__ = core_id
     _registry.define_entities({entity: row[0] for entity, row in entities.items()})
     for facet_class, url in schema_urls.items():

@@ -33,9 +33,9 @@ import inspect
 import operator
 import typing
 import warnings
-from collections.abc import Iterator
-from types import UnionType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NotRequired, Self
+from collections.abc import Iterator, Mapping
+from types import MappingProxyType, UnionType
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, NotRequired, Self
 
 from pydantic import ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter, with_config
 from pydantic import ValidationError as PydanticValidationError
@@ -46,7 +46,13 @@ from pydantic_core import core_schema as cs
 from typing_extensions import TypedDict, dataclass_transform
 
 from olsdk._foundation._exceptions import BUILT_TAG, OTHER_FORM, ValidationError
-from olsdk._models._runtime._pydantic import _exact_typed_dict, held_reference, typed_dict_of, with_nullable_optionals
+from olsdk._models._runtime._pydantic import (
+    _exact_typed_dict,
+    describe_field,
+    held_reference,
+    typed_dict_of,
+    with_nullable_optionals,
+)
 
 __all__ = ["OLRecord"]
 
@@ -261,10 +267,13 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
         model_config: ClassVar[ConfigDict]
         __olsdk_fields__: ClassVar[tuple[str, ...]]
         __olsdk_required__: ClassVar[frozenset[str]]
+        __olsdk_field_docs__: ClassVar[Mapping[str, tuple[str | None, list[object] | None]]]
     model_config = ConfigDict(extra="allow")
     # The record's field names (its JSON keys), in definition order, and the required ones.
     __olsdk_fields__ = ()
     __olsdk_required__ = frozenset()
+    # Field -> (description, examples), for the schema (given by `bind_metadata`).
+    __olsdk_field_docs__ = MappingProxyType({})
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -296,6 +305,11 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
                 name: hints[name] if name in cls.__olsdk_required__ else NotRequired[hints[name]]
                 for name in cls.__olsdk_fields__
             }
+            for name, docs in cls.__olsdk_field_docs__.items():
+                if name in fields and docs != (None, None):
+                    described: FieldInfo = Field()
+                    describe_field(described, *docs)
+                    fields[name] = Annotated[fields[name], described]
             typed = typing.cast(Any, TypedDict)(cls.__name__, fields)
             typed.__doc__ = cls.__doc__
             typed.__module__ = cls.__module__
@@ -376,8 +390,12 @@ class OLRecord(dict[str, Any], metaclass=_RecordType):
         calls this for every record at import), and give each key that holds records an
         attribute that types them on first read: no schema needs to be built for a record
         made in Python to read `field.fields[0].name`."""
-        for key, hint in cls._typed_dict().__annotations__.items():
-            held = _held_in(hint)
+        try:
+            hints = typing.get_type_hints(cls)
+        except NameError as exc:
+            raise PydanticUndefinedAnnotation.from_name_error(exc) from exc
+        for key in cls.__olsdk_fields__:
+            held = _held_in(hints[key])
             if held is not None:
                 setattr(cls, key, _typing_attribute(key, *held, required=key in cls.__olsdk_required__))
         return True

@@ -48,8 +48,17 @@ class RunFacets(FacetContainer):
 
 class Run(OLModel):
     runId: str
-    facets: Annotated[RunFacets | None, Field(description="The run facets: typed by the facet files' keys.")] = None
+    facets: RunFacets | None = None
     """The run facets: typed by the facet files' keys."""
+
+
+# Per class, each field's description and examples (JSON Schema), given to the fields
+# by `bind_metadata` once the classes exist: cheaper than a `Field(...)` per field.
+FIELD_DOCS: dict[str, dict[str, tuple[str | None, list[object] | None]]] = {
+    'Run': {
+        'facets': ("The run facets: typed by the facet files' keys.", None),
+    },
+}
 
 
 __all__ = [

@@ -22,9 +22,7 @@ class BaseEvent(EventModel):
         eventTime: str = FILLED_ON_CONSTRUCTION
         """Filled on construction: the string follows the declaration type checkers read."""
     else:
-        eventTime: Annotated[
-            str, Field(description="Filled on construction: the string follows the declaration type checkers read.")
-        ]
+        eventTime: str
 
     if TYPE_CHECKING:
         producer: str = FILLED_ON_CONSTRUCTION
@@ -39,13 +37,7 @@ class BaseFacet(FacetModel):
         producer: str = FILLED_ON_CONSTRUCTION
         """An aliased field filled on construction, described after its TYPE_CHECKING declaration."""
     else:
-        producer: Annotated[
-            str,
-            Field(
-                alias="_producer",
-                description="An aliased field filled on construction, described after its TYPE_CHECKING declaration.",
-            ),
-        ]
+        producer: Annotated[str, Field(alias="_producer")]
 
     if TYPE_CHECKING:
         schemaURL: str = FILLED_ON_CONSTRUCTION
@@ -55,7 +47,7 @@ class BaseFacet(FacetModel):
 
 class CommentRunFacetLine(OLRecord):
     __slots__ = ()
-    body: Annotated[str, Field(description="The line's text.")]
+    body: str
     """The line's text."""
 
 
@@ -63,12 +55,10 @@ class Note(OLModel):
     """A description with \"\"\"triple quotes\"\"\" and a line long enough that the
     generator has to wrap it over more than one line of the docstring."""
 
-    text: Annotated[str, Field(description="A one-line field description: the string after the field.")]
+    text: str
     """A one-line field description: the string after the field."""
 
-    detail: Annotated[
-        str | None, Field(description="A description on several lines:\nthe second line\nand a third.")
-    ] = None
+    detail: str | None = None
     """A description on several lines:
     the second line
     and a third."""
@@ -83,19 +73,14 @@ class RunFacet(BaseFacet):
 # The run facet `comment`:
 # https://example.com/spec/facets/1-0-0/CommentRunFacet.json#/$defs/CommentRunFacet
 class CommentRunFacet(RunFacet):
-    lines: Annotated[
-        list[CommentRunFacetLine] | None,
-        Field(description="Repeated inline objects (records): their fields are documented too."),
-    ] = None
+    lines: list[CommentRunFacetLine] | None = None
     """Repeated inline objects (records): their fields are documented too."""
 
 
 class Either(OLRootModel):
     """A union definition (a root model): its description is its class docstring too."""
 
-    root: Annotated[
-        Note | str, Field(description="A union definition (a root model): its description is its class docstring too.")
-    ]
+    root: Note | str
     """A union definition (a root model): its description is its class docstring too."""
 
 
@@ -111,8 +96,36 @@ class RunFacets(FacetContainer):
 
 class Run(OLModel):
     runId: str
-    facets: Annotated[RunFacets | None, Field(description="The run facets.")] = None
+    facets: RunFacets | None = None
     """The run facets."""
+
+
+# Per class, each field's description and examples (JSON Schema), given to the fields
+# by `bind_metadata` once the classes exist: cheaper than a `Field(...)` per field.
+FIELD_DOCS: dict[str, dict[str, tuple[str | None, list[object] | None]]] = {
+    'BaseEvent': {
+        'eventTime': ('Filled on construction: the string follows the declaration type checkers read.', None),
+    },
+    'BaseFacet': {
+        'producer': ('An aliased field filled on construction, described after its TYPE_CHECKING declaration.', None),
+    },
+    'CommentRunFacetLine': {
+        'body': ("The line's text.", None),
+    },
+    'Note': {
+        'text': ('A one-line field description: the string after the field.', None),
+        'detail': ('A description on several lines:\nthe second line\nand a third.', None),
+    },
+    'CommentRunFacet': {
+        'lines': ('Repeated inline objects (records): their fields are documented too.', None),
+    },
+    'Either': {
+        'root': ('A union definition (a root model): its description is its class docstring too.', None),
+    },
+    'Run': {
+        'facets': ('The run facets.', None),
+    },
+}
 
 
 __all__ = [

@@ -66,21 +66,17 @@ class RunFacet(BaseFacet):
 # The run facet `layout`:
 # https://example.com/spec/facets/1-0-0/LayoutRunFacet.json#/$defs/LayoutRunFacet
 class LayoutRunFacet(RunFacet):
-    columns: Annotated[
-        list[LayoutRunFacetColumn] | None, Field(description="Repeated inline objects: a record class each.")
-    ] = None
+    columns: list[LayoutRunFacetColumn] | None = None
     """Repeated inline objects: a record class each."""
 
-    byName: Annotated[dict[str, Child] | None, Field(description="Map values are records too.")] = None
+    byName: dict[str, Child] | None = None
     """Map values are records too."""
 
     closed: list[Closed] | None = None
-    keyed: Annotated[
-        list[LayoutRunFacetKeyedItem] | None, Field(description="A property named like a dict method: stays a model.")
-    ] = None
+    keyed: list[LayoutRunFacetKeyedItem] | None = None
     """A property named like a dict method: stays a model."""
 
-    single: Annotated[LayoutRunFacetSingle | None, Field(description="Held once, not repeated: stays a model.")] = None
+    single: LayoutRunFacetSingle | None = None
     """Held once, not repeated: stays a model."""
 
 
@@ -96,8 +92,23 @@ class RunFacets(FacetContainer):
 
 class Run(OLModel):
     runId: str
-    facets: Annotated[RunFacets | None, Field(description="The run facets: typed by the facet files' keys.")] = None
+    facets: RunFacets | None = None
     """The run facets: typed by the facet files' keys."""
+
+
+# Per class, each field's description and examples (JSON Schema), given to the fields
+# by `bind_metadata` once the classes exist: cheaper than a `Field(...)` per field.
+FIELD_DOCS: dict[str, dict[str, tuple[str | None, list[object] | None]]] = {
+    'LayoutRunFacet': {
+        'columns': ('Repeated inline objects: a record class each.', None),
+        'byName': ('Map values are records too.', None),
+        'keyed': ('A property named like a dict method: stays a model.', None),
+        'single': ('Held once, not repeated: stays a model.', None),
+    },
+    'Run': {
+        'facets': ("The run facets: typed by the facet files' keys.", None),
+    },
+}
 
 
 __all__ = [

@@ -28,6 +28,12 @@ class Job(OLModel):
     location: Location | None = None
 
 
+# Per class, each field's description and examples (JSON Schema), given to the fields
+# by `bind_metadata` once the classes exist: cheaper than a `Field(...)` per field.
+FIELD_DOCS: dict[str, dict[str, tuple[str | None, list[object] | None]]] = {
+}
+
+
 __all__ = [
     "Job",
     "Location",
