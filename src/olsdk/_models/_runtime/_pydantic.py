@@ -4,7 +4,8 @@ Two kinds of things, each use with the reason no public API serves:
 
 - private attributes of models and model classes (`__pydantic_validator__`,
   `__pydantic_fields_set__`, ...): the hot paths of parsing and building events, and the
-  tolerant reader's repairs of a validated event;
+  tolerant reader's repairs of a validated event; and of fields (`FieldInfo._attributes_set`),
+  where the generated fields get their descriptions once their classes are made;
 - core schemas as pydantic generates them: pydantic builds a core schema per class from
   its annotations; the functions here change it in place, before pydantic-core compiles it,
   so that validation accepts what JSON Schema accepts and no more: strict JSON types (an
