@@ -162,10 +162,10 @@ def _lift_field_docs(source: str) -> str:
             continue
         for statement in _field_statements(node.body):
             lifted = _lifted_annotation(source, statement.annotation)
-            if lifted is not None:
+            if lifted is not None and isinstance(statement.target, ast.Name):
                 text, description, examples = lifted
                 edits.append((statement.annotation, text))
-                table.setdefault(node.name, {})[statement.target.id] = (description, examples)  # type: ignore[union-attr]
+                table.setdefault(node.name, {})[statement.target.id] = (description, examples)
     source = _replace_nodes(source, edits)
     rows = "".join(
         f"    {name!r}: {{\n"
