@@ -568,7 +568,7 @@ def bind_metadata(
     entities: Mapping[str, tuple[type[BaseModel], type[BaseModel], type[BaseModel], str]],
     facet_keys: Mapping[tuple[str, str], type[BaseModel]],
     module: str,
-    field_docs: Mapping[str, Mapping[str, tuple[str | None, list[object] | None]]] | None = None,
+    field_docs: Mapping[str, Mapping[str, tuple[str | None, list[object] | None]]],
 ) -> None:
     """Attach the generated metadata to the generated classes of `module`, and finish
     them (called once, at the end of the generated module).
@@ -589,7 +589,7 @@ def bind_metadata(
             resolve_fields(cls)
     for cls in classes:
         if issubclass(cls, OLRecord | BaseModel):
-            _describe_fields(cls, module, field_docs or {})
+            _describe_fields(cls, module, field_docs)
     EventModel.__olsdk_core_id__ = core_id
     _registry.define_entities({entity: row[0] for entity, row in entities.items()})
     for facet_class, url in schema_urls.items():
